@@ -1,0 +1,183 @@
+package a2a
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, one per JSON-RPC error a door answers (door.md RPC-2, RPC-4,
+// PEER-5). Branch on them with errors.Is; *Error carries the wire details.
+var (
+	ErrParse                      = errors.New("invalid JSON payload")
+	ErrInvalidRequest             = errors.New("request payload validation error")
+	ErrMethodNotFound             = errors.New("method not found")
+	ErrInvalidParams              = errors.New("invalid params")
+	ErrInternal                   = errors.New("internal error")
+	ErrTaskNotFound               = errors.New("task not found")
+	ErrTaskNotCancelable          = errors.New("task not cancelable")
+	ErrPushNotificationNotSupport = errors.New("push notification not supported")
+	ErrUnsupportedOperation       = errors.New("unsupported operation")
+	ErrContentTypeNotSupported    = errors.New("content type not supported")
+	ErrVersionNotSupported        = errors.New("version not supported")
+	ErrCompletionMisaddressed     = errors.New("completion misaddressed")
+	ErrCompletionNotAwaited       = errors.New("completion not awaited")
+)
+
+// Domains of google.rpc.ErrorInfo details.
+const (
+	DomainA2A    = "a2a-protocol.org"
+	DomainMurmur = "murmur.nexus"
+)
+
+// ErrorInfoType is the @type of every error detail a door writes (door.md RPC-4).
+const ErrorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
+
+// code is the one table from sentinel to JSON-RPC code, reason and domain.
+// Standard JSON-RPC errors have no reason: they carry no data (RPC-2).
+var codes = []struct {
+	err    error
+	code   int64
+	reason string
+	domain string
+}{
+	{ErrParse, -32700, "", ""},
+	{ErrInvalidRequest, -32600, "", ""},
+	{ErrMethodNotFound, -32601, "", ""},
+	{ErrInvalidParams, -32602, "", ""},
+	{ErrInternal, -32603, "", ""},
+	{ErrTaskNotFound, -32001, "TASK_NOT_FOUND", DomainA2A},
+	{ErrTaskNotCancelable, -32002, "TASK_NOT_CANCELABLE", DomainA2A},
+	{ErrPushNotificationNotSupport, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", DomainA2A},
+	{ErrUnsupportedOperation, -32004, "UNSUPPORTED_OPERATION", DomainA2A},
+	{ErrContentTypeNotSupported, -32005, "CONTENT_TYPE_NOT_SUPPORTED", DomainA2A},
+	{ErrVersionNotSupported, -32009, "VERSION_NOT_SUPPORTED", DomainA2A},
+	{ErrCompletionMisaddressed, -31001, "COMPLETION_MISADDRESSED", DomainMurmur},
+	{ErrCompletionNotAwaited, -31002, "COMPLETION_NOT_AWAITED", DomainMurmur},
+}
+
+// Error is a JSON-RPC error as a door answers it and a client reads it.
+// Kind is the sentinel it stands for (nil for a code this table lacks).
+type Error struct {
+	Code     int64
+	Message  string
+	Reason   string            // ErrorInfo reason; "" for standard JSON-RPC errors
+	Domain   string            // ErrorInfo domain
+	Metadata map[string]string // ErrorInfo metadata; never nil when Reason is set
+	Kind     error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// Unwrap returns the sentinel, so errors.Is(err, ErrTaskNotFound) works.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// ErrorInfo is one google.rpc.ErrorInfo detail.
+type ErrorInfo struct {
+	Type     string            `json:"@type"`
+	Reason   string            `json:"reason"`
+	Domain   string            `json:"domain"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// Data is the error's `data` member: one ErrorInfo for A2A and murmur errors,
+// nil for standard JSON-RPC errors (door.md RPC-2, RPC-4).
+func (e *Error) Data() []ErrorInfo {
+	if e.Reason == "" {
+		return nil
+	}
+	md := e.Metadata
+	if md == nil {
+		md = map[string]string{}
+	}
+	return []ErrorInfo{{Type: ErrorInfoType, Reason: e.Reason, Domain: e.Domain, Metadata: md}}
+}
+
+// NewError builds the error for kind with message and ErrorInfo metadata.
+func NewError(kind error, message string, metadata map[string]string) *Error {
+	for _, c := range codes {
+		if c.err == kind {
+			e := &Error{Code: c.code, Message: message, Reason: c.reason, Domain: c.domain, Kind: kind}
+			if c.reason != "" {
+				e.Metadata = metadata
+				if e.Metadata == nil {
+					e.Metadata = map[string]string{}
+				}
+			}
+			return e
+		}
+	}
+	return &Error{Code: -32603, Message: message, Kind: ErrInternal}
+}
+
+// ErrorFromWire rebuilds an error a door answered; unknown codes keep Kind nil.
+func ErrorFromWire(code int64, message string, data json.RawMessage) *Error {
+	e := &Error{Code: code, Message: message}
+	for _, c := range codes {
+		if c.code == code {
+			e.Kind = c.err
+			break
+		}
+	}
+	var infos []ErrorInfo
+	if len(data) > 0 && json.Unmarshal(data, &infos) == nil && len(infos) > 0 {
+		e.Reason, e.Domain, e.Metadata = infos[0].Reason, infos[0].Domain, infos[0].Metadata
+	}
+	return e
+}
+
+// Constructors for the errors with fixed texts (door.md RPC-2, RPC-3, RPC-4).
+
+// ParseError is -32700 "Invalid JSON payload".
+func ParseError() *Error { return NewError(ErrParse, "Invalid JSON payload", nil) }
+
+// InvalidRequest is -32600 "Request payload validation error".
+func InvalidRequest() *Error {
+	return NewError(ErrInvalidRequest, "Request payload validation error", nil)
+}
+
+// MethodNotFound is -32601 "Method not found".
+func MethodNotFound() *Error { return NewError(ErrMethodNotFound, "Method not found", nil) }
+
+// InvalidParams is -32602 with a sentence naming the parameter.
+func InvalidParams(sentence string) *Error { return NewError(ErrInvalidParams, sentence, nil) }
+
+// InternalError is -32603 with a sentence naming the failure.
+func InternalError(sentence string) *Error { return NewError(ErrInternal, sentence, nil) }
+
+// TaskNotFound is -32001 for id.
+func TaskNotFound(id TaskID) *Error {
+	return NewError(ErrTaskNotFound, "Task not found", map[string]string{"taskId": string(id)})
+}
+
+// TaskNotCancelable is -32002 for an ended task.
+func TaskNotCancelable(id TaskID, state TaskState) *Error {
+	return NewError(ErrTaskNotCancelable, "Task cannot be canceled: it is already "+string(state),
+		map[string]string{"taskId": string(id), "state": string(state)})
+}
+
+// PushNotificationNotSupported is -32003.
+func PushNotificationNotSupported() *Error {
+	return NewError(ErrPushNotificationNotSupport, "Push notifications are not supported", nil)
+}
+
+// UnsupportedOperation is -32004; metadata names the task and state when one is named.
+func UnsupportedOperation(message string, metadata map[string]string) *Error {
+	return NewError(ErrUnsupportedOperation, message, metadata)
+}
+
+// ContentTypeNotSupported is -32005 naming the first raw or url part.
+func ContentTypeNotSupported(partIndex int, mediaType string) *Error {
+	md := map[string]string{"partIndex": fmt.Sprint(partIndex)}
+	if mediaType != "" {
+		md["mediaType"] = mediaType
+	}
+	return NewError(ErrContentTypeNotSupported, "Content type not supported: only text and data parts are read", md)
+}
+
+// VersionNotSupported is -32009 for the version the request sent ("" when absent).
+func VersionNotSupported(requested string) *Error {
+	return NewError(ErrVersionNotSupported,
+		"A2A version '"+requested+"' is not supported; this agent speaks 1.0",
+		map[string]string{"requestedVersion": requested, "supportedVersions": "1.0"})
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// Env is what a command reads and writes besides its arguments, so tests can
+// run commands in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// command is one `mur` subcommand.
+type command struct {
+	name    string
+	summary string // one line for `mur --help`
+	run     func(ctx context.Context, env *Env, args []string) int
+}
+
+// errUsage marks a usage error: exit 2 (spec README.md "Output contract").
+type errUsage struct{ msg string }
+
+func (e *errUsage) Error() string { return e.msg }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error { return &errUsage{msg: fmt.Sprintf(format, args...)} }
+
+// parseFlags parses args with fs, answering --help/-h with usage on stdout.
+// done is true when the caller must return code at once (help printed, or a
+// usage error reported).
+func parseFlags(env *Env, name, usage string, fs *flag.FlagSet, args []string) (rest []string, code int, done bool) {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(env.Stdout, usage, fs)
+			return nil, 0, true
+		}
+		return nil, usageError(env, name, flagErrorText(err)), true
+	}
+	return fs.Args(), 0, false
+}
+
+// flagErrorText turns the flag package's error into the "error: <what>" text.
+func flagErrorText(err error) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
+		return "unknown flag " + rest
+	}
+	return s
+}
+
+// printUsage writes a command's usage (starting "Usage: mur <name> …") and its
+// flags; a flag whose usage starts "(hidden)" is left out.
+func printUsage(w io.Writer, usage string, fs *flag.FlagSet) {
+	fmt.Fprintln(w, strings.TrimRight(usage, "\n"))
+	if fs == nil {
+		return
+	}
+	var any bool
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Usage, "(hidden)") {
+			return
+		}
+		if !any {
+			fmt.Fprintln(w, "\nFlags:")
+			any = true
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", name+flagArg(f), f.Usage)
+	})
+}
+
+func flagArg(f *flag.Flag) string {
+	if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+		return ""
+	}
+	name, _ := flag.UnquoteUsage(f)
+	if name == "" {
+		name = "value"
+	}
+	return " <" + name + ">"
+}
+
+// usageError prints a usage error and returns exit code 2.
+func usageError(env *Env, cmd, what string) int {
+	fmt.Fprintf(env.Stderr, "error: %s\nrun 'mur %s --help' for usage\n", what, cmd)
+	return 2
+}
+
+// fail reports err and returns its exit code: a diagnostic prints in its
+// error[CODE] form and exits 1; a usage error exits 2; anything else prints
+// "error: <err>" and exits 1.
+func fail(env *Env, cmd string, err error) int {
+	var ue *errUsage
+	if errors.As(err, &ue) {
+		return usageError(env, cmd, ue.msg)
+	}
+	if d, ok := diag.As(err); ok {
+		fmt.Fprint(env.Stderr, d.Render())
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "error: %s\n", err)
+	return 1
+}
+
+// warn prints a warning diagnostic on stderr.
+func warn(env *Env, d *diag.Diagnostic) { fmt.Fprint(env.Stderr, d.Render()) }
