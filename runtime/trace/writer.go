@@ -1,0 +1,205 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// File is what a Writer writes to: *os.File satisfies it.
+type File interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("trace writer closed")
+
+// Writer appends records to one session's trace.jsonl. It is safe for
+// concurrent use; each line is one Write call under its mutex (TRACE-1).
+type Writer struct {
+	path    string
+	session string
+	now     func() time.Time
+
+	mu      sync.Mutex
+	f       File
+	closed  bool
+	err     error             // sticky: the E-RUN-007 diagnostic of the first failed write
+	failed  chan struct{}     // closed when err is set
+	sesNode string            // session_start's event id
+	tasks   map[string]string // task_id → task_start's event id
+	turns   map[string]string // task_id → the latest agent inference's event id
+}
+
+// Open creates or appends to the trace file at path (O_APPEND|O_CREATE, mode
+// 0600, TRACE-1) for session sessionID. now is the clock; nil means time.Now.
+// An error is the E-RUN-007 diagnostic.
+func Open(path, sessionID string, now func() time.Time) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, diag.RunTraceWrite(path, osErrText(err)).WithErr(err)
+	}
+	return New(f, path, sessionID, now), nil
+}
+
+// New returns a Writer over an already open file (tests inject one to watch
+// writes and syncs). path names the file in diagnostics.
+func New(f File, path, sessionID string, now func() time.Time) *Writer {
+	if now == nil {
+		now = time.Now
+	}
+	return &Writer{
+		path: path, session: sessionID, now: now, f: f,
+		failed: make(chan struct{}),
+		tasks:  map[string]string{},
+		turns:  map[string]string{},
+	}
+}
+
+// Path is the trace file's path.
+func (w *Writer) Path() string { return w.path }
+
+// Write appends one record of eventType with the payload fields in order and
+// returns its event id. The parent follows TRACE-2 from eventType and the
+// record's task_id field. After a failed write every call returns the same
+// E-RUN-007 diagnostic (Err); after Close, ErrClosed.
+func (w *Writer) Write(eventType string, fields ...F) (string, error) {
+	taskID, _ := fieldString(fields, "task_id")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return "", w.err
+	}
+	if w.closed {
+		return "", ErrClosed
+	}
+	id := a2a.NewID(a2a.PrefixEvent)
+	var parent any // nil → JSON null, only on session_start
+	if eventType != "session_start" {
+		parent = w.parentLocked(eventType, taskID)
+	}
+	head := Obj{
+		{"event_type", eventType},
+		{"event_id", id},
+		{"parent_id", parent},
+		{"session_id", w.session},
+		{"timestamp", w.now().UnixMilli()},
+	}
+	line, err := Obj(append(head, fields...)).MarshalJSON()
+	if err != nil {
+		// A value that cannot be encoded is a programmer error, not an I/O one:
+		// the record is dropped and the session goes on.
+		return "", fmt.Errorf("encode %s record: %w", eventType, err)
+	}
+	line = append(line, '\n')
+	if _, err := w.f.Write(line); err != nil {
+		return "", w.failLocked(err)
+	}
+	if syncAfter[eventType] {
+		if err := w.f.Sync(); err != nil {
+			return "", w.failLocked(err)
+		}
+	}
+	switch eventType {
+	case "session_start":
+		w.sesNode = id
+	case "task_start":
+		if taskID != "" {
+			w.tasks[taskID] = id
+		}
+	case "inference":
+		if taskID != "" {
+			w.turns[taskID] = id
+		}
+	}
+	return id, nil
+}
+
+// parentLocked picks the parent node (TRACE-2): turn, else task, else session.
+func (w *Writer) parentLocked(eventType, taskID string) any {
+	p := ParentOf(eventType)
+	if p == ParentTurn {
+		if id, ok := w.turns[taskID]; ok {
+			return id
+		}
+		p = ParentTask
+	}
+	if p == ParentTask {
+		if id, ok := w.tasks[taskID]; ok {
+			return id
+		}
+	}
+	if w.sesNode == "" {
+		return nil
+	}
+	return w.sesNode
+}
+
+func (w *Writer) failLocked(err error) error {
+	w.err = diag.RunTraceWrite(w.path, osErrText(err)).WithErr(err)
+	close(w.failed)
+	return w.err
+}
+
+// Err returns the E-RUN-007 diagnostic of the first failed write, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Failed returns a channel closed once a write has failed: the session ends
+// with E-RUN-007 (LOOP-19).
+func (w *Writer) Failed() <-chan struct{} { return w.failed }
+
+// Close fsyncs and closes the file (TRACE-3). It is idempotent.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	serr := w.f.Sync()
+	cerr := w.f.Close()
+	if w.err != nil {
+		return w.err
+	}
+	if err := errors.Join(serr, cerr); err != nil {
+		return w.failLocked(err)
+	}
+	return nil
+}
+
+func fieldString(fields []F, k string) (string, bool) {
+	for _, f := range fields {
+		if f.K == k {
+			switch v := f.V.(type) {
+			case string:
+				return v, true
+			case a2a.TaskID:
+				return string(v), true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// osErrText is an os error's text without the operation and path the
+// diagnostic already names ("permission denied", "no space left on device").
+func osErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

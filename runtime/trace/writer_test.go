@@ -1,0 +1,345 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// fakeFile records writes and the line count at each Sync.
+type fakeFile struct {
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	writes   int
+	syncs    []int // lines written when Sync was called
+	writeErr error
+	closed   bool
+}
+
+func (f *fakeFile) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.writeErr != nil {
+		return 0, f.writeErr
+	}
+	f.writes++
+	return f.buf.Write(p)
+}
+
+func (f *fakeFile) Sync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.syncs = append(f.syncs, f.writes)
+	return nil
+}
+
+func (f *fakeFile) Close() error { f.closed = true; return nil }
+
+func fixedNow() time.Time { return time.UnixMilli(1760000000123) }
+
+// keysInOrder returns a JSON object's keys in document order.
+func keysInOrder(t *testing.T, line string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func TestWriteEnvelopeOrder_TRACE1(t *testing.T) {
+	ff := &fakeFile{}
+	w := New(ff, "trace.jsonl", "ses_x", fixedNow)
+	if _, err := w.Write("session_start", F{"capsule_name", "hello"}, F{"capsule_version", "0.1.0"}, F{"max_session_tokens", nil}); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.TrimSuffix(ff.buf.String(), "\n")
+	if strings.Contains(line, "\n") || !strings.HasSuffix(ff.buf.String(), "\n") {
+		t.Fatalf("line = %q, want one \\n-terminated line", ff.buf.String())
+	}
+	got := strings.Join(keysInOrder(t, line), ",")
+	want := "event_type,event_id,parent_id,session_id,timestamp,capsule_name,capsule_version,max_session_tokens"
+	if got != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["parent_id"] != nil || m["session_id"] != "ses_x" || m["timestamp"] != float64(1760000000123) {
+		t.Errorf("envelope = %v", m)
+	}
+	if id, _ := m["event_id"].(string); !a2a.ValidID(id, a2a.PrefixEvent) {
+		t.Errorf("event_id = %q, want evt_ + 32 hex", id)
+	}
+	if ff.writes != 1 {
+		t.Errorf("writes = %d, want 1 write per line", ff.writes)
+	}
+}
+
+func TestNoHTMLEscaping_TRACE1(t *testing.T) {
+	ff := &fakeFile{}
+	w := New(ff, "t", "ses_x", fixedNow)
+	if _, err := w.Write("x", F{"command", "a < b && c > d"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ff.buf.String(), `"command":"a < b && c > d"`) {
+		t.Errorf("line = %s", ff.buf.String())
+	}
+}
+
+func TestParents_TRACE2(t *testing.T) {
+	ff := &fakeFile{}
+	w := New(ff, "t", "ses_x", fixedNow)
+	must := func(id string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	ses := must(w.Write("session_start"))
+	recv := must(w.Write("a2a_task_received", F{"task_id", "tsk_a"}))
+	_ = recv
+	// Before task_start, a turn-parented record falls back to the session.
+	early := must(w.Write("tool_call", F{"task_id", "tsk_a"}))
+	task := must(w.Write("task_start", F{"task_id", a2a.TaskID("tsk_a")}))
+	// No turn yet: a turn-parented record falls back to the task.
+	spend := must(w.Write("spend_ceiling_reached", F{"turn", 0}, F{"task_id", "tsk_a"}))
+	turn0 := must(w.Write("inference", F{"turn", 0}, F{"task_id", "tsk_a"}))
+	call := must(w.Write("tool_call", F{"turn", 0}, F{"task_id", "tsk_a"}))
+	shell := must(w.Write("shell", F{"turn", 0}, F{"task_id", "tsk_a"}))
+	turn1 := must(w.Write("inference", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	status := must(w.Write("session_status", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	kw := must(w.Write("keep_working", F{"task_id", "tsk_a"}))
+	end := must(w.Write("task_end", F{"task_id", "tsk_a"}))
+	completed := must(w.Write("shell_completed", F{"work_id", "wrk_1"}))
+	other := must(w.Write("task_canceled", F{"task_id", "tsk_queued"}))
+	sesEnd := must(w.Write("session_end"))
+
+	parents := map[string]string{}
+	sc := bufio.NewScanner(&ff.buf)
+	for sc.Scan() {
+		var m struct {
+			ID     string  `json:"event_id"`
+			Parent *string `json:"parent_id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Parent != nil {
+			if _, seen := parents[*m.Parent]; !seen {
+				t.Errorf("parent %s of %s names no earlier line", *m.Parent, m.ID)
+			}
+			parents[m.ID] = *m.Parent
+		} else {
+			parents[m.ID] = ""
+		}
+	}
+	cases := []struct {
+		name, id, want string
+	}{
+		{"session_start has none", ses, ""},
+		{"a2a_task_received → session", recv, ses},
+		{"tool_call before task → session", early, ses},
+		{"task_start → session", task, ses},
+		{"spend_ceiling_reached without turn → task", spend, task},
+		{"inference → task", turn0, task},
+		{"tool_call → turn", call, turn0},
+		{"shell → turn", shell, turn0},
+		{"session_status → latest turn", status, turn1},
+		{"keep_working → task", kw, task},
+		{"task_end → task", end, task},
+		{"shell_completed → session", completed, ses},
+		{"task_canceled of a queued task → session", other, ses},
+		{"session_end → session", sesEnd, ses},
+	}
+	for _, c := range cases {
+		if got := parents[c.id]; got != c.want {
+			t.Errorf("%s: parent = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestFsyncPoints_TRACE3(t *testing.T) {
+	ff := &fakeFile{}
+	w := New(ff, "t", "ses_x", fixedNow)
+	types := []string{"session_start", "retention", "task_start", "inference", "tool_call",
+		"shell", "shell_detached", "task_end", "shell_completed", "session_end"}
+	for _, typ := range types {
+		if _, err := w.Write(typ, F{"task_id", "tsk_a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Line numbers (1-based) after which a sync happened: session_start (1),
+	// task_start (3), shell_detached (7), task_end (8), session_end (10), close (10).
+	want := []int{1, 3, 7, 8, 10, 10}
+	if !equalInts(ff.syncs, want) {
+		t.Errorf("syncs after lines %v, want %v", ff.syncs, want)
+	}
+	if !ff.closed {
+		t.Error("file not closed")
+	}
+	if _, err := w.Write("x"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Write after Close = %v, want ErrClosed", err)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWriteFailure_ERUN007(t *testing.T) {
+	ff := &fakeFile{writeErr: &os.PathError{Op: "write", Path: "/r/trace.jsonl", Err: errors.New("no space left on device")}}
+	w := New(ff, "/r/trace.jsonl", "ses_x", fixedNow)
+	_, err := w.Write("session_start")
+	if !diag.Is(err, diag.ERUN007) {
+		t.Fatalf("Write error = %v, want E-RUN-007", err)
+	}
+	want := "error[E-RUN-007]: the trace could not be written: /r/trace.jsonl: no space left on device; the session ends\n"
+	d, _ := diag.As(err)
+	if got := d.Render(); got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	select {
+	case <-w.Failed():
+	default:
+		t.Error("Failed() not closed after a failed write")
+	}
+	ff.writeErr = nil
+	if _, err2 := w.Write("task_start"); err2 != err {
+		t.Errorf("second Write = %v, want the sticky %v", err2, err)
+	}
+	if ff.writes != 0 {
+		t.Errorf("writes = %d after failure, want 0", ff.writes)
+	}
+}
+
+func TestOpenFileMode_TRACE1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	w, err := Open(path, "ses_x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write("session_start"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+	// Reopening appends.
+	w2, err := Open(path, "ses_x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.Write("session_end"); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	b, _ := os.ReadFile(path)
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Errorf("lines = %d, want 2 (append)", n)
+	}
+}
+
+func TestOpenUnwritable_ERUN007(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	_, err := Open(filepath.Join(dir, "trace.jsonl"), "ses_x", nil)
+	if !diag.Is(err, diag.ERUN007) {
+		t.Fatalf("Open = %v, want E-RUN-007", err)
+	}
+	if !strings.HasSuffix(err.Error(), ": no such file or directory; the session ends") {
+		t.Errorf("message = %q", err.Error())
+	}
+}
+
+func TestConcurrentWritesWholeLines_TRACE1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	w, err := Open(path, "ses_x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				if _, err := w.Write("x", F{"i", i}, F{"j", j}, F{"pad", strings.Repeat("p", 500)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	w.Close()
+	f, _ := os.Open(path)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	prev := ""
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		id := m["event_id"].(string)
+		if id <= prev {
+			t.Errorf("line %d: id %s not after %s (id order = file order)", n+1, id, prev)
+		}
+		prev = id
+		n++
+	}
+	if n != 400 {
+		t.Errorf("lines = %d, want 400", n)
+	}
+}
+
+func TestObjOrder(t *testing.T) {
+	b, err := Obj{{"time", Obj{{"z", 1}, {"a", "none"}}}, {"turns", nil}}.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"time":{"z":1,"a":"none"},"turns":null}`; got != want {
+		t.Errorf("Obj = %s, want %s", got, want)
+	}
+}
