@@ -97,6 +97,8 @@ type SendRequest struct {
 	// Subscribe asks for a Subscription opened atomically with the send, so a
 	// stream or a blocking SendMessage misses no event.
 	Subscribe bool
+	// HistoryLength is configuration.historyLength (door.md TASK-4).
+	HistoryLength *int
 }
 
 // ErrClosed is returned by Next once the session is closing and nothing is left to run.

@@ -1,0 +1,209 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+
+	"github.com/murmur-go/mur/a2a"
+)
+
+// watchHub holds the session's numbered stream/watch frames (door.md SSE-7,
+// SSE-9) and its live watchers. Guarded by Registry.mu.
+type watchHub struct {
+	seq      uint64           // the last id issued
+	buf      []a2a.WatchFrame // the newest WatchReplayCapacity numbered frames, oldest first
+	watchers []*Watcher
+	closed   bool // capsule-closed was written
+}
+
+func newWatchHub() watchHub {
+	return watchHub{buf: make([]a2a.WatchFrame, 0, a2a.WatchReplayCapacity)}
+}
+
+// Watcher is one stream/watch connection's frame queue (SSE-6, SSE-9).
+type Watcher struct {
+	r      *Registry
+	replay []a2a.WatchFrame // frames due before any live one
+	live   []a2a.WatchFrame
+	missed uint64        // live frames dropped since the last delivery
+	notify chan struct{} // one pending wake-up is enough: Next rechecks the queues
+	ended  bool          // Close was called, or capsule-closed was delivered
+}
+
+// Watch opens a watcher resuming after lastEventID (Last-Event-ID; 0 when
+// absent): an empty buffer replays nothing; an id never issued, or one whose
+// successors were evicted, replays a gap frame and then the whole buffer;
+// otherwise every buffered frame with a greater id (SSE-9).
+func (r *Registry) Watch(lastEventID uint64) *Watcher {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := &r.watch
+	w := &Watcher{r: r, notify: make(chan struct{}, 1)}
+	if n := len(h.buf); n > 0 {
+		first := h.buf[0].ID
+		if lastEventID > h.seq || lastEventID+1 < first {
+			w.replay = append(w.replay, frame(0, a2a.FrameGap, map[string]any{"first_available_id": first}))
+			w.replay = append(w.replay, h.buf...)
+		} else {
+			for _, f := range h.buf {
+				if f.ID > lastEventID {
+					w.replay = append(w.replay, f)
+				}
+			}
+		}
+	}
+	if h.closed {
+		w.live = append(w.live, frame(0, a2a.FrameCapsuleClosed, struct{}{}))
+	} else {
+		h.watchers = append(h.watchers, w)
+	}
+	return w
+}
+
+// Next returns the watcher's next frame, waiting for one. After it returned
+// capsule-closed, or after Close, it returns io.EOF; ctx's error when ctx ends.
+func (w *Watcher) Next(ctx context.Context) (a2a.WatchFrame, error) {
+	for {
+		w.r.mu.Lock()
+		if w.ended {
+			w.r.mu.Unlock()
+			return a2a.WatchFrame{}, io.EOF
+		}
+		if len(w.replay) > 0 {
+			f := w.replay[0]
+			w.replay = w.replay[1:]
+			w.r.mu.Unlock()
+			return f, nil
+		}
+		if w.missed > 0 {
+			f := frame(0, a2a.FrameLagged, map[string]any{"missed": w.missed})
+			w.missed = 0
+			w.r.mu.Unlock()
+			return f, nil
+		}
+		if len(w.live) > 0 {
+			f := w.live[0]
+			w.live = w.live[1:]
+			if f.Event == a2a.FrameCapsuleClosed {
+				w.ended = true
+			}
+			w.r.mu.Unlock()
+			return f, nil
+		}
+		w.r.mu.Unlock()
+		select {
+		case <-w.notify:
+		case <-ctx.Done():
+			return a2a.WatchFrame{}, ctx.Err()
+		}
+	}
+}
+
+// Close detaches the watcher; Next then returns io.EOF. Idempotent.
+func (w *Watcher) Close() {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	w.ended = true
+	h := &w.r.watch
+	h.watchers = slices.DeleteFunc(h.watchers, func(x *Watcher) bool { return x == w })
+	w.wake()
+}
+
+func (w *Watcher) wake() {
+	select {
+	case w.notify <- struct{}{}:
+	default:
+	}
+}
+
+// push queues a live frame; past the lag limit the oldest numbered one is
+// dropped and counted for the next lagged frame (SSE-9). Caller holds r.mu.
+func (w *Watcher) push(f a2a.WatchFrame) {
+	w.live = append(w.live, f)
+	if len(w.live) > a2a.StreamLagLimit {
+		w.live = w.live[1:]
+		w.missed++
+	}
+	w.wake()
+}
+
+func frame(id uint64, event string, data any) a2a.WatchFrame {
+	b, err := json.Marshal(data)
+	if err != nil {
+		b = []byte("{}")
+	}
+	return a2a.WatchFrame{ID: id, Event: event, Data: b}
+}
+
+// emit numbers a frame, buffers it for replay and queues it on every
+// watcher. Caller holds r.mu.
+func (r *Registry) emit(event string, data any) {
+	h := &r.watch
+	if h.closed {
+		return
+	}
+	h.seq++
+	f := frame(h.seq, event, data)
+	if len(h.buf) == a2a.WatchReplayCapacity {
+		h.buf = append(h.buf[:0], h.buf[1:]...)
+	}
+	h.buf = append(h.buf, f)
+	for _, w := range h.watchers {
+		w.push(f)
+	}
+}
+
+// Frame writes a numbered frame the runtime produces — "artifact" (one tool
+// result) or "text" — to every watcher (door.md SSE-8).
+func (r *Registry) Frame(event string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.emit(event, data)
+}
+
+// CloseFrames ends the session's frame stream: every watcher gets
+// capsule-closed ({}) after what it holds; later watchers get it after their
+// replay (SSE-6).
+func (r *Registry) CloseFrames() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := &r.watch
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for _, w := range h.watchers {
+		w.live = append(w.live, frame(0, a2a.FrameCapsuleClosed, struct{}{}))
+		w.wake()
+	}
+	h.watchers = nil
+}
+
+// statusFrame writes the murmur status frame of e's current status (SSE-8).
+// Caller holds r.mu.
+func (r *Registry) statusFrame(e *entry) {
+	type status struct {
+		State    string  `json:"state"`
+		Message  *string `json:"message"`
+		Response *string `json:"response,omitempty"`
+	}
+	st := status{State: e.task.Status.State.MurmurWord()}
+	if m := e.task.Status.Message; m != nil {
+		s := a2a.Text(m.Parts)
+		st.Message = &s
+	}
+	if e.task.Status.State == a2a.TaskStateCompleted {
+		if a := e.task.Artifact(a2a.ArtifactResponse); a != nil {
+			s := a2a.Text(a.Parts)
+			st.Response = &s
+		}
+	}
+	r.emit(a2a.FrameStatus, struct {
+		ID        a2a.TaskID    `json:"id"`
+		ContextID a2a.ContextID `json:"context_id"`
+		Status    status        `json:"status"`
+		Final     bool          `json:"final"`
+	}{e.task.ID, e.task.ContextID, st, e.task.Status.State.Terminal()})
+}
