@@ -1,0 +1,142 @@
+// Package running holds running records, `$MURMUR_HOME/running/<ses_id>.json`
+// (capsule.md SES-6, formations.md FCLI-5): what `mur ps`, `mur token` and
+// `mur stop` know about the sessions alive on this machine. It writes, reads,
+// lists and removes records and tells whether a record's process still runs
+// (pid + process start time, Linux /proc/<pid>/stat field 22).
+//
+// # Example
+//
+//	rec := &running.Record{SessionID: ses, URL: url, PID: os.Getpid(), …}
+//	if err := running.Write(home, rec); err != nil {
+//		warn(err) // a *diag.Diagnostic, W-SEC-023
+//	}
+//	defer running.Remove(home, ses)
+package running
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+)
+
+// Record is one running record. Keys are written in the order of SES-6, then
+// the FCLI-5 formation keys, each only when it applies; Tokens only under
+// network.authentication (the only copy of the door tokens, door.md AUTH-5).
+type Record struct {
+	SessionID    string    `json:"session_id"`
+	URL          string    `json:"url"` // DOOR-1 form, http://127.0.0.1:<port>
+	PID          int       `json:"pid"`
+	ProcessStart string    `json:"process_start"` // /proc/<pid>/stat field 22, "" if unreadable
+	Name         string    `json:"name"`
+	Version      string    `json:"version"`
+	Workdir      string    `json:"workdir"`
+	RecordsDir   string    `json:"records_dir"`
+	StartedAt    time.Time `json:"started_at"` // RFC 3339
+	Tokens       Tokens    `json:"tokens,omitempty"`
+
+	FormationID       string    `json:"formation_id,omitempty"`
+	FormationLifeline bool      `json:"formation_lifeline,omitempty"`
+	FormationLauncher *Launcher `json:"formation_launcher,omitempty"`
+	SpawnedBy         string    `json:"spawned_by,omitempty"`
+}
+
+// Launcher is a member's formation_launcher (FCLI-5): the launcher's pid and
+// process start time, as the channel's first line carried them.
+type Launcher struct {
+	PID          int    `json:"pid"`
+	ProcessStart string `json:"process_start"`
+}
+
+// Token is one door token of a record: operator, or a declared credential.
+type Token struct {
+	Name  string
+	Value string
+}
+
+// Tokens are a record's door tokens in order: operator first, then the
+// declared credentials in manifest order (capsule.md CLI-11). They encode as
+// one JSON object whose key order is this order.
+type Tokens []Token
+
+// MarshalJSON writes the tokens as an object, keys in slice order.
+func (ts Tokens) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(t.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an object of string values, keeping its key order.
+func (ts *Tokens) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("tokens: not an object")
+	}
+	var out Tokens
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("tokens.%v: %w", k, err)
+		}
+		out = append(out, Token{Name: k.(string), Value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	*ts = out
+	return nil
+}
+
+// Operator returns the operator token, or "" on a public door.
+func (ts Tokens) Operator() string {
+	for _, t := range ts {
+		if t.Name == "operator" {
+			return t.Value
+		}
+	}
+	return ""
+}
+
+// validate checks what readers rely on; a record failing it is unreadable
+// (FCLI-5: a malformed formation_id or formation_launcher makes it so).
+func (r *Record) validate() error {
+	switch {
+	case !a2a.ValidID(r.SessionID, a2a.PrefixSession):
+		return fmt.Errorf("session_id %q is not a session id", r.SessionID)
+	case r.PID <= 0:
+		return fmt.Errorf("pid %d is not a process id", r.PID)
+	case r.FormationID != "" && !a2a.ValidID(r.FormationID, a2a.PrefixFormation):
+		return fmt.Errorf("formation_id %q is not a formation id", r.FormationID)
+	case r.FormationLauncher != nil && r.FormationLauncher.PID <= 0:
+		return fmt.Errorf("formation_launcher.pid %d is not a process id", r.FormationLauncher.PID)
+	}
+	return nil
+}

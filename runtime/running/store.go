@@ -1,0 +1,159 @@
+package running
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// Dir is the running-records directory, $MURMUR_HOME/running.
+func Dir(home string) string { return filepath.Join(home, "running") }
+
+// Path is the running record of session ses.
+func Path(home, ses string) string { return filepath.Join(Dir(home), ses+".json") }
+
+// Write writes r as $MURMUR_HOME/running/<session_id>.json (capsule.md SES-6):
+// the directory 0700, the file 0600, written to a temporary file and renamed
+// so a reader never sees half a record. It returns nil or a
+// *diag.Diagnostic, W-SEC-023 naming the path and OS error: the session
+// prints the warning and carries on (SES-6 "Write failure: W-SEC-023 only").
+func Write(home string, r *Record) error {
+	if err := r.validate(); err != nil {
+		return diag.SecRunningRecord(Path(home, r.SessionID), err.Error())
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return diag.SecRunningRecord(Path(home, r.SessionID), err.Error())
+	}
+	data = append(data, '\n')
+	if err := writeFile(Dir(home), Path(home, r.SessionID), data); err != nil {
+		path, why := pathErr(err, Path(home, r.SessionID))
+		return diag.SecRunningRecord(path, why).WithErr(err)
+	}
+	return nil
+}
+
+func writeFile(dir, path string, data []byte) (retErr error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*") // mode 0600
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if retErr != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// pathErr splits an OS error into the path it names and its bare reason.
+func pathErr(err error, fallback string) (path, why string) {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path, pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.New, le.Err.Error()
+	}
+	return fallback, err.Error()
+}
+
+// Read reads session ses's running record. A missing record is an error
+// matching fs.ErrNotExist; a malformed one is an error naming the path.
+func Read(home, ses string) (*Record, error) {
+	return readFile(Path(home, ses))
+}
+
+func readFile(path string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if filepath.Base(path) != r.SessionID+".json" {
+		return nil, fmt.Errorf("%s: names session %s", path, r.SessionID)
+	}
+	return &r, nil
+}
+
+// Remove deletes session ses's running record; a record already gone is no
+// error (the session and `mur stop`/`mur ps` may both remove it).
+func Remove(home, ses string) error {
+	err := os.Remove(Path(home, ses))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// List reads every running record, newest started_at first (ties: the later
+// session id first). A missing directory is an empty list. An unreadable
+// directory or record is a *diag.Diagnostic E-RUN-028 (capsule.md CLI-11,
+// CLI-12); a record removed while listing is skipped.
+func List(home string) ([]*Record, error) {
+	dir := Dir(home)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		path, why := pathErr(err, dir)
+		return nil, diag.RunRecordsUnreadable(path, why).WithErr(err)
+	}
+	var out []*Record
+	for _, e := range ents {
+		name := e.Name()
+		ses, ok := strings.CutSuffix(name, ".json")
+		if !ok || !a2a.ValidID(ses, a2a.PrefixSession) {
+			continue // temporary files and strangers
+		}
+		path := filepath.Join(dir, name)
+		r, err := readFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			p, why := pathErr(err, path)
+			if !errors.As(err, new(*fs.PathError)) {
+				why = strings.TrimPrefix(err.Error(), path+": ")
+			}
+			return nil, diag.RunRecordsUnreadable(p, why).WithErr(err)
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].StartedAt.Equal(out[j].StartedAt) {
+			return out[i].StartedAt.After(out[j].StartedAt)
+		}
+		return out[i].SessionID > out[j].SessionID
+	})
+	return out, nil
+}
