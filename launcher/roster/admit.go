@@ -1,0 +1,277 @@
+package roster
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// Facts are what admission and the launcher read from a member's packed
+// murmur.yaml (capsule.md §1.4, §1.5).
+type Facts struct {
+	Acceptance    string // lifecycle.task_acceptance: none, single or queue
+	QueueDepth    int    // lifecycle.queue_depth (≥ 1)
+	PeerTasks     bool   // exports.peer_tasks.accept
+	Authenticated bool   // network.authentication is declared
+	// RetainMaxSessions and RetainMaxAge are trace.retain (0: not set); the
+	// entry member's bound the project's formation directories (RET-1).
+	RetainMaxSessions int
+	RetainMaxAge      time.Duration
+}
+
+// Installed is a capsule found in a store (BIND-1).
+type Installed struct {
+	TreeDir string // <store>/<capsule>/<version>/tree
+	SHA256  string // 64 lowercase hex, recomputed from the tree
+	Facts   Facts
+}
+
+// Pin is murmur.lock's entry for a capsule (BIND-3).
+type Pin struct {
+	Version string
+	SHA256  string
+}
+
+// The errors a Resolver returns from Resolve, told apart by errors.Is /
+// errors.As (E-ROS-007's three forms).
+var (
+	ErrNotInstalled = errors.New("installed in neither store")
+	ErrHashMismatch = errors.New("bytes do not match the store's recorded sha256")
+)
+
+// UnreadableError is Resolve's error for a packed murmur.yaml that cannot be
+// read or parsed; Why is the reason E-ROS-007 prints.
+type UnreadableError struct{ Why string }
+
+func (e *UnreadableError) Error() string { return "has no readable murmur.yaml: " + e.Why }
+
+// Resolver reads the stores and murmur.lock of one project for admission.
+type Resolver interface {
+	// Resolve finds capsule@version in the project store, then the global
+	// store (BIND-1). Errors: ErrNotInstalled, ErrHashMismatch,
+	// *UnreadableError, or a *diag.Diagnostic passed through as is.
+	Resolve(capsule, version string) (Installed, error)
+	// Pin returns murmur.lock's pin of capsule; ok is false when the lock
+	// is absent or does not pin it. An unreadable lock is a *diag.Diagnostic.
+	Pin(capsule string) (p Pin, ok bool, err error)
+}
+
+// Edge is from → to (ROS-4).
+type Edge struct{ From, To string }
+
+// Admitted is one admitted member.
+type Admitted struct {
+	Member
+	Installed
+	Callees []string // its edge targets, in roster order (ROS-4)
+}
+
+// Formation is an admitted roster (ADM-1).
+type Formation struct {
+	Roster  *Roster
+	Members []Admitted // roster order
+	Edges   []Edge     // ordered by the members' roster order, caller then callee
+}
+
+// Entry returns the entry member.
+func (f *Formation) Entry() *Admitted { return &f.Members[f.Roster.Entry()] }
+
+// Peers returns every member but the entry, in roster order.
+func (f *Formation) Peers() []*Admitted {
+	var ps []*Admitted
+	for i := range f.Members {
+		if !f.Members[i].Entry {
+			ps = append(ps, &f.Members[i])
+		}
+	}
+	return ps
+}
+
+// Admit loads the roster at path and runs ADM-1's checks in order, stopping
+// at the first failure, then ADM-2's capacity warnings. It returns the
+// admitted formation and its W-ROS-001 warnings, or one diagnostic. It
+// writes nothing; checks 1–5 read no store.
+func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
+	r, err := Load(path) // check 1
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkStructure(r); err != nil { // checks 2–5
+		return nil, nil, err
+	}
+	f := &Formation{Roster: r, Members: make([]Admitted, len(r.Members))}
+	for i, m := range r.Members { // check 6: 6a then 6b per member
+		inst, err := bind(m, res)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.Members[i] = Admitted{Member: m, Installed: inst}
+	}
+	f.Edges = edges(r, f.Members)
+	for i := range f.Members {
+		for _, e := range f.Edges {
+			if e.From == f.Members[i].Name {
+				f.Members[i].Callees = append(f.Members[i].Callees, e.To)
+			}
+		}
+	}
+	if err := checkConsent(r, f); err != nil { // check 7
+		return nil, nil, err
+	}
+	if len(f.Edges) > 0 { // check 8
+		for _, m := range f.Members {
+			if !m.Facts.Authenticated {
+				return nil, nil, diag.RosNoAuth(m.Name)
+			}
+		}
+	}
+	return f, capacityWarnings(f), nil
+}
+
+// checkStructure runs ADM-1 checks 2–5.
+func checkStructure(r *Roster) error {
+	for i, m := range r.Members { // 2
+		for j := 0; j < i; j++ {
+			if r.Members[j].Name == m.Name {
+				return diag.RosDuplicateName(i, m.Name, j)
+			}
+		}
+	}
+	var entries []string // 3
+	for _, m := range r.Members {
+		if m.Entry {
+			entries = append(entries, m.Name)
+		}
+	}
+	switch {
+	case len(entries) == 0:
+		return diag.RosNoEntry()
+	case len(entries) > 1:
+		return diag.RosManyEntries(entries)
+	}
+	for _, rule := range r.Rules { // 4
+		if r.index(rule.From) < 0 {
+			return diag.RosUnknownMember(rule.From, rule.From)
+		}
+		for _, to := range rule.To {
+			if r.index(to) < 0 {
+				return diag.RosUnknownMember(rule.From, to)
+			}
+		}
+	}
+	entry := entries[0]
+	for _, rule := range r.Rules { // 5
+		for _, to := range rule.To {
+			if to == entry {
+				return diag.RosEntryCalled(rule.From, entry)
+			}
+		}
+	}
+	return nil
+}
+
+// bind runs check 6 for one member: 6a (installed, manifest parses), then 6b
+// (murmur.lock agrees).
+func bind(m Member, res Resolver) (Installed, error) {
+	inst, err := res.Resolve(m.Capsule, m.Version)
+	var ue *UnreadableError
+	switch {
+	case errors.Is(err, ErrNotInstalled):
+		return Installed{}, diag.RosNotInstalled(m.Name, m.Capsule, m.Version).WithErr(err)
+	case errors.Is(err, ErrHashMismatch):
+		return Installed{}, diag.RosHashMismatch(m.Name, m.Capsule, m.Version).WithErr(err)
+	case errors.As(err, &ue):
+		return Installed{}, diag.RosManifestUnreadable(m.Name, m.Capsule, m.Version, ue.Why).WithErr(err)
+	case err != nil:
+		if _, ok := diag.As(err); ok {
+			return Installed{}, err
+		}
+		return Installed{}, diag.RosManifestUnreadable(m.Name, m.Capsule, m.Version, err.Error()).WithErr(err)
+	}
+	pin, ok, err := res.Pin(m.Capsule)
+	if err != nil {
+		return Installed{}, err
+	}
+	if ok && (pin.Version != m.Version || pin.SHA256 != inst.SHA256) {
+		return Installed{}, diag.RosLockPin(m.Name, m.Capsule, m.Version, inst.SHA256, pin.Version, pin.SHA256)
+	}
+	return inst, nil
+}
+
+// edges expands the reachability (ROS-4), ordered by caller then callee in
+// roster order; duplicates count once.
+func edges(r *Roster, ms []Admitted) []Edge {
+	allowed := make(map[Edge]bool)
+	if r.All {
+		for _, a := range ms {
+			for _, b := range ms {
+				if a.Name != b.Name && !b.Entry && a.Facts.PeerTasks && b.Facts.PeerTasks {
+					allowed[Edge{a.Name, b.Name}] = true
+				}
+			}
+		}
+	}
+	for _, rule := range r.Rules {
+		for _, to := range rule.To {
+			allowed[Edge{rule.From, to}] = true
+		}
+	}
+	var out []Edge
+	for _, a := range ms {
+		for _, b := range ms {
+			if allowed[Edge{a.Name, b.Name}] {
+				out = append(out, Edge{a.Name, b.Name})
+			}
+		}
+	}
+	return out
+}
+
+// checkConsent is check 7: every member in any to serves peers. Rules are
+// taken in order, callees within a rule in order.
+func checkConsent(r *Roster, f *Formation) error {
+	for _, rule := range r.Rules {
+		for _, to := range rule.To {
+			m := f.Members[r.index(to)]
+			if !m.Facts.PeerTasks {
+				return diag.RosNoConsent(rule.From, to, m.Capsule, m.Version)
+			}
+		}
+	}
+	return nil
+}
+
+// Capacity is how many tasks a member holds at once (ADM-2).
+func (fc Facts) Capacity() int {
+	switch fc.Acceptance {
+	case "queue":
+		return fc.QueueDepth + 1
+	case "single":
+		return 1
+	}
+	return 0
+}
+
+// capacityWarnings is ADM-2: one W-ROS-001 per callee with more distinct
+// callers than it holds, in roster order.
+func capacityWarnings(f *Formation) []*diag.Diagnostic {
+	var ws []*diag.Diagnostic
+	for _, m := range f.Members {
+		var callers []string
+		for _, e := range f.Edges {
+			if e.To == m.Name {
+				callers = append(callers, e.From)
+			}
+		}
+		if k := m.Facts.Capacity(); len(callers) > k {
+			lc := "task_acceptance: " + m.Facts.Acceptance
+			if m.Facts.Acceptance == "queue" {
+				lc += fmt.Sprintf(", queue_depth: %d", m.Facts.QueueDepth)
+			}
+			ws = append(ws, diag.RosCapacity(m.Name, callers, k, lc))
+		}
+	}
+	return ws
+}

@@ -1,0 +1,128 @@
+// Package roster loads roster.yaml strictly (formations.md §2) and admits a
+// roster against the installed capsules (§3, §4): Admit returns the admitted
+// formation or exactly one diagnostic. Loading and checks 1–5 read no store;
+// checks 6–8 read the stores through a Resolver.
+//
+// # Example
+//
+//	path, err := roster.Locate(cwd, "crew") // --roster crew
+//	if err != nil { return err }           // E-ROS-001
+//	f, warns, err := roster.Admit(path, resolver)
+//	// err: one *diag.Diagnostic (E-ROS-*, E-REG-005); warns: W-ROS-001 each
+package roster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// FileName is the one file name a roster has (ROS-1).
+const FileName = "roster.yaml"
+
+// Roster is roster.yaml as written, after the shape checks of ADM-1 check 1.
+type Roster struct {
+	Path    string   // absolute path of roster.yaml
+	Dir     string   // the formation's project directory: roster.yaml's directory
+	Members []Member // roster order
+	// All is true for `reachability: all` (ROS-4); Rules is then empty.
+	All   bool
+	Rules []Rule
+}
+
+// Member is one members[] entry (ROS-2).
+type Member struct {
+	Name    string
+	Capsule string
+	Version string // exact, as written (an unquoted number keeps its source text)
+	Entry   bool
+}
+
+// Rule is one reachability[] entry: From may call each of To.
+type Rule struct {
+	From string
+	To   []string
+}
+
+// Locate resolves a --roster value against cwd (ROS-1): "" means ".", a
+// directory means the roster.yaml in it, and a path to a file must name a
+// roster.yaml. Any other file name, or no roster.yaml there, is E-ROS-001.
+// The returned path is absolute.
+func Locate(cwd, arg string) (string, error) {
+	if arg == "" {
+		arg = "."
+	}
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	p = filepath.Clean(p)
+	fi, err := os.Stat(p)
+	switch {
+	case err == nil && fi.IsDir():
+		p = filepath.Join(p, FileName)
+		if _, err := os.Stat(p); err != nil {
+			return "", rosReadError(p, err)
+		}
+		return p, nil
+	case filepath.Base(p) != FileName:
+		return "", rosOtherFile(arg)
+	case err != nil:
+		return "", rosReadError(p, err)
+	}
+	return p, nil
+}
+
+// Load reads and shape-checks the roster at path (ADM-1 check 1). Every
+// failure is one E-ROS-001 diagnostic; nothing is returned with it.
+func Load(path string) (*Roster, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, rosReadError(path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, rosReadError(abs, err)
+	}
+	r, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	r.Path = abs
+	r.Dir = filepath.Dir(abs)
+	return r, nil
+}
+
+// Entry returns the entry member's index, or -1 before check 3 has passed.
+func (r *Roster) Entry() int {
+	for i, m := range r.Members {
+		if m.Entry {
+			return i
+		}
+	}
+	return -1
+}
+
+// index returns the index of the member named name, or -1.
+func (r *Roster) index(name string) int {
+	for i, m := range r.Members {
+		if m.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// osReason is the OS's text for err without the path the os package adds.
+func osReason(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func rosReadError(path string, err error) error {
+	return rosRead(fmt.Sprintf("%s: %s", path, osReason(err))).WithErr(err)
+}

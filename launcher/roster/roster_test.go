@@ -1,0 +1,345 @@
+package roster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// fakeStore is a Resolver over a map of "capsule@version" → result.
+type fakeStore struct {
+	installed map[string]Installed
+	errs      map[string]error
+	pins      map[string]Pin
+	pinErr    error
+	resolved  []string // capsule@version in the order Resolve was asked
+}
+
+func (s *fakeStore) Resolve(capsule, version string) (Installed, error) {
+	k := capsule + "@" + version
+	s.resolved = append(s.resolved, k)
+	if err, ok := s.errs[k]; ok {
+		return Installed{}, err
+	}
+	if in, ok := s.installed[k]; ok {
+		return in, nil
+	}
+	return Installed{}, ErrNotInstalled
+}
+
+func (s *fakeStore) Pin(capsule string) (Pin, bool, error) {
+	if s.pinErr != nil {
+		return Pin{}, false, s.pinErr
+	}
+	p, ok := s.pins[capsule]
+	return p, ok, nil
+}
+
+var (
+	authQueue  = Facts{Acceptance: "queue", QueueDepth: 1, PeerTasks: true, Authenticated: true}
+	authSingle = Facts{Acceptance: "single", QueueDepth: 1, PeerTasks: true, Authenticated: true}
+)
+
+func hash(c byte) string { return strings.Repeat(string(c), 64) }
+
+func store() *fakeStore {
+	return &fakeStore{installed: map[string]Installed{
+		"planner@0.3.0":  {TreeDir: "/s/planner", SHA256: hash('a'), Facts: Facts{Acceptance: "single", QueueDepth: 1, Authenticated: true}},
+		"coder@1.2.0":    {TreeDir: "/s/coder", SHA256: hash('b'), Facts: authQueue},
+		"reviewer@0.9.0": {TreeDir: "/s/reviewer", SHA256: hash('c'), Facts: authSingle},
+	}}
+}
+
+const s1 = `roster_version: 1
+members:
+  - name: planner
+    capsule: planner
+    version: 0.3.0
+    entry: true
+  - name: coder
+    capsule: coder
+    version: 1.2.0
+  - name: reviewer
+    capsule: reviewer
+    version: 0.9.0
+reachability:
+  - from: planner
+    to: [coder, reviewer]
+  - from: reviewer
+    to: [coder]
+`
+
+func writeRoster(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, FileName)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestAdmitS1(t *testing.T) {
+	t.Parallel()
+	path := writeRoster(t, s1)
+	f, warns, err := Admit(path, store())
+	if err != nil {
+		t.Fatalf("Admit = %v", err)
+	}
+	if f.Roster.Path != path || f.Roster.Dir != filepath.Dir(path) {
+		t.Errorf("path, dir = %q, %q", f.Roster.Path, f.Roster.Dir)
+	}
+	var got []string
+	for _, e := range f.Edges {
+		got = append(got, e.From+"→"+e.To)
+	}
+	if want := "planner→coder planner→reviewer reviewer→coder"; strings.Join(got, " ") != want {
+		t.Errorf("edges = %v, want %s", got, want)
+	}
+	if c := f.Members[0].Callees; strings.Join(c, ",") != "coder,reviewer" {
+		t.Errorf("planner callees = %v", c)
+	}
+	if f.Entry().Name != "planner" || len(f.Peers()) != 2 || f.Members[1].SHA256 != hash('b') {
+		t.Errorf("entry/peers/hash wrong: %+v", f.Members)
+	}
+	// ADM-2: coder has two callers and holds queue_depth 1 + 1 = 2: no warning.
+	if len(warns) != 0 {
+		t.Errorf("warnings = %v", warns)
+	}
+}
+
+// TestAdmitCodes pins every admission code with its exact message (ADM-1,
+// formations.md §15).
+func TestAdmitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		roster string
+		store  func(*fakeStore)
+		want   string
+	}{
+		{"ROS-2 unknown top-level key", strings.Replace(s1, "reachability:", "reachabilty:", 1), nil,
+			"error[E-ROS-001]: roster.yaml: reachabilty: unknown key\n  hint: fix roster.yaml at reachabilty\n"},
+		{"ROS-2 unknown member key", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    sha: abc", 1), nil,
+			"error[E-ROS-001]: roster.yaml: members[1].sha (member 'coder'): unknown key\n  hint: fix roster.yaml at members[1].sha\n"},
+		{"ROS-2 unknown rule key", strings.Replace(s1, "  - from: reviewer", "  - from: reviewer\n    via: x", 1), nil,
+			"error[E-ROS-001]: roster.yaml: reachability[1].via: unknown key\n  hint: fix roster.yaml at reachability[1].via\n"},
+		{"ROS-2 reserved version", strings.Replace(s1, "version: 1.2.0", "version: latest", 1), nil,
+			"error[E-ROS-001]: roster.yaml: members[1].version (member 'coder'): 'latest' is a reserved alias, not an exact version; pin the version the member runs\n  hint: fix roster.yaml at members[1].version\n"},
+		{"ROS-2 bad name", strings.Replace(s1, "name: planner", "name: Planner", 1), nil,
+			"error[E-ROS-001]: roster.yaml: members[0].name: 'Planner' is not a member name: it must match ^[a-z][a-z0-9-]{0,31}$\n  hint: fix roster.yaml at members[0].name\n"},
+		{"ROS-2 roster_version", strings.Replace(s1, "roster_version: 1", "roster_version: 2", 1), nil,
+			"error[E-ROS-001]: roster.yaml: roster_version: '2' is not supported; this mur reads roster_version 1\n  hint: fix roster.yaml at roster_version\n"},
+		{"ROS-2 to lists from", strings.Replace(s1, "to: [coder]", "to: [reviewer]", 1), nil,
+			"error[E-ROS-001]: roster.yaml: reachability[1].to[0]: 'reviewer' cannot call itself\n  hint: fix roster.yaml at reachability[1].to[0]\n"},
+		{"ROS-2 reachability string", strings.Replace(s1, s1[strings.Index(s1, "reachability:"):], "reachability: some\n", 1), nil,
+			"error[E-ROS-001]: roster.yaml: reachability: 'some' is neither all nor a list of rules\n  hint: fix roster.yaml at reachability\n"},
+		{"ROS-2 empty to", strings.Replace(s1, "to: [coder]", "to: []", 1), nil,
+			"error[E-ROS-001]: roster.yaml: reachability[1].to: must list at least one member\n  hint: fix roster.yaml at reachability[1].to\n"},
+		{"ROS-2 missing capsule", strings.Replace(s1, "    capsule: coder\n", "", 1), nil,
+			"error[E-ROS-001]: roster.yaml: members[1].capsule (member 'coder'): missing required key\n  hint: fix roster.yaml at members[1].capsule\n"},
+		{"ADM-1 check 2", strings.Replace(s1, "name: reviewer", "name: coder", 1), nil,
+			"error[E-ROS-003]: roster.yaml: members[2].name: 'coder' is already the name of members[1]\n  hint: give each member its own name\n"},
+		{"ADM-1 check 3 none", strings.Replace(s1, "    entry: true\n", "", 1), nil,
+			"error[E-ROS-002]: roster.yaml: no member is marked entry: true\n  hint: mark exactly one member entry: true\n"},
+		{"ADM-1 check 3 many", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    entry: true", 1), nil,
+			"error[E-ROS-002]: roster.yaml: members 'planner', 'coder' are all marked entry: true\n  hint: mark exactly one member entry: true\n"},
+		{"ADM-1 check 4", strings.Replace(s1, "to: [coder]", "to: [tester]", 1), nil,
+			"error[E-ROS-004]: roster.yaml: the reachability rule from 'reviewer' names 'tester', which is not a member\n  hint: add the member, or correct the rule\n"},
+		{"ADM-1 check 5", strings.Replace(s1, "to: [coder]", "to: [coder, planner]", 1), nil,
+			"error[E-ROS-008]: roster.yaml: the reachability rule from 'reviewer' lists the entry member 'planner' in `to`, but the entry member is never called: it runs the formation's own task from launch until the formation ends\n  hint: remove 'planner' from that rule; to have 'reviewer' report to 'planner', write the rule from 'planner' to 'reviewer'\n"},
+		{"ADM-1 check 6a not installed", s1, func(s *fakeStore) { delete(s.installed, "coder@1.2.0") },
+			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) is installed in neither store\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
+		{"ADM-1 check 6a hash", s1, func(s *fakeStore) { s.errs = map[string]error{"coder@1.2.0": ErrHashMismatch} },
+			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) does not match the sha256 its store recorded\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
+		{"ADM-1 check 6a unreadable", s1, func(s *fakeStore) {
+			s.errs = map[string]error{"coder@1.2.0": &UnreadableError{Why: "murmur.yaml:3:1: did not find expected key"}}
+		},
+			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) has no readable murmur.yaml: murmur.yaml:3:1: did not find expected key\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
+		{"ADM-1 check 6b", s1, func(s *fakeStore) { s.pins = map[string]Pin{"coder": {Version: "1.1.0", SHA256: hash('d')}} },
+			"error[E-REG-005]: roster.yaml: member 'coder' resolves coder@1.2.0 (sha256:" + hash('b') + "), but murmur.lock pins 1.1.0@sha256:" + hash('d') + "\n  hint: change the roster's version or the pin\n"},
+		{"ADM-1 check 7", s1, func(s *fakeStore) {
+			in := s.installed["reviewer@0.9.0"]
+			in.Facts.PeerTasks = false
+			s.installed["reviewer@0.9.0"] = in
+		},
+			"error[E-ROS-005]: roster.yaml: the reachability rule from 'planner' calls 'reviewer', but 'reviewer' (reviewer@0.9.0) does not declare exports.peer_tasks.accept: true\n  hint: declare it in 'reviewer''s murmur.yaml, or drop 'reviewer' from every to\n"},
+		{"ADM-1 check 8", s1, func(s *fakeStore) {
+			in := s.installed["coder@1.2.0"]
+			in.Facts.Authenticated = false
+			s.installed["coder@1.2.0"] = in
+		},
+			"error[E-ROS-006]: roster.yaml: member 'coder' declares no `network.authentication`, and this roster declares peer traffic, so every member's door must require authentication\n  hint: declare it in 'coder''s murmur.yaml, or drop the reachability\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := store()
+			if tt.store != nil {
+				tt.store(s)
+			}
+			f, _, err := Admit(writeRoster(t, tt.roster), s)
+			d, ok := diag.As(err)
+			if !ok || f != nil {
+				t.Fatalf("Admit = %v, %v; want a diagnostic", f, err)
+			}
+			if got := d.Render(); got != tt.want {
+				t.Errorf("Admit error =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAdmitOrder checks ADM-1's order: checks 1–5 read no store, and check 6
+// takes each member through 6a and 6b before the next.
+func TestAdmitOrder(t *testing.T) {
+	t.Parallel()
+	s := store()
+	bad := strings.Replace(s1, "to: [coder]", "to: [tester]", 1)
+	if _, _, err := Admit(writeRoster(t, bad), s); !diag.Is(err, diag.EROS004) {
+		t.Fatalf("Admit = %v, want E-ROS-004", err)
+	}
+	if len(s.resolved) != 0 {
+		t.Errorf("checks 1–5 resolved %v", s.resolved)
+	}
+	// planner is pinned wrong and coder is missing: 6b of planner comes first.
+	s = store()
+	delete(s.installed, "coder@1.2.0")
+	s.pins = map[string]Pin{"planner": {Version: "0.3.0", SHA256: hash('e')}}
+	if _, _, err := Admit(writeRoster(t, s1), s); !diag.Is(err, diag.EREG005) {
+		t.Fatalf("Admit = %v, want E-REG-005", err)
+	}
+	if strings.Join(s.resolved, ",") != "planner@0.3.0" {
+		t.Errorf("resolved = %v, want planner only", s.resolved)
+	}
+	// A pin that agrees admits.
+	s = store()
+	s.pins = map[string]Pin{"coder": {Version: "1.2.0", SHA256: hash('b')}}
+	if _, _, err := Admit(writeRoster(t, s1), s); err != nil {
+		t.Errorf("Admit with an agreeing pin = %v", err)
+	}
+}
+
+func TestReachabilityAll(t *testing.T) {
+	t.Parallel()
+	ros := strings.Replace(s1, s1[strings.Index(s1, "reachability:"):], "reachability: all\n", 1)
+	s := store()
+	// planner (entry) does not serve peers: it gets no edges in or out.
+	f, _, err := Admit(writeRoster(t, ros), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range f.Edges {
+		got = append(got, e.From+"→"+e.To)
+	}
+	if want := "coder→reviewer reviewer→coder"; strings.Join(got, " ") != want {
+		t.Errorf("all = %v, want %s", got, want)
+	}
+	// The entry serving peers calls everyone and is called by no one (ROS-4).
+	in := s.installed["planner@0.3.0"]
+	in.Facts.PeerTasks = true
+	s.installed["planner@0.3.0"] = in
+	f, _, err = Admit(writeRoster(t, ros), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, e := range f.Edges {
+		got = append(got, e.From+"→"+e.To)
+	}
+	if want := "planner→coder planner→reviewer coder→reviewer reviewer→coder"; strings.Join(got, " ") != want {
+		t.Errorf("all = %v, want %s", got, want)
+	}
+	// all pairing nobody has no edges, so no authentication is needed (ROS-6).
+	for k, in := range s.installed {
+		in.Facts = Facts{Acceptance: "single", QueueDepth: 1}
+		s.installed[k] = in
+	}
+	if f, _, err = Admit(writeRoster(t, ros), s); err != nil || len(f.Edges) != 0 {
+		t.Errorf("Admit = %v, %v edges", err, len(f.Edges))
+	}
+}
+
+// TestCapacityWarning pins W-ROS-001's text (ADM-2).
+func TestCapacityWarning(t *testing.T) {
+	t.Parallel()
+	s := store()
+	in := s.installed["coder@1.2.0"]
+	in.Facts = authSingle
+	s.installed["coder@1.2.0"] = in
+	f, warns, err := Admit(writeRoster(t, s1), s)
+	if err != nil || f == nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 {
+		t.Fatalf("warnings = %v", warns)
+	}
+	want := "warning[W-ROS-001]: roster.yaml lets 2 members call 'coder' (planner, reviewer), but it holds 1 task(s) at once — task_acceptance: single — so a call that arrives while it is full is rejected; lifecycle.queue_depth: 1 would hold them all\n"
+	if got := warns[0].Render(); got != want {
+		t.Errorf("W-ROS-001 =\n%q\nwant\n%q", got, want)
+	}
+	if warns[0].Hint != "set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 1 in 'coder''s murmur.yaml" {
+		t.Errorf("hint = %q", warns[0].Hint)
+	}
+}
+
+// TestLocate covers ROS-1's --roster forms.
+func TestLocate(t *testing.T) {
+	t.Parallel()
+	p := writeRoster(t, s1)
+	dir := filepath.Dir(p)
+	for _, arg := range []string{"", ".", dir, p, "roster.yaml"} {
+		got, err := Locate(dir, arg)
+		if err != nil || got != p {
+			t.Errorf("Locate(%q) = %q, %v; want %q", arg, got, err, p)
+		}
+	}
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte(s1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Locate(dir, "other.yaml")
+	want := "error[E-ROS-001]: roster.yaml: 'other.yaml' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it\n  hint: fix roster.yaml at roster.yaml\n"
+	if d, ok := diag.As(err); !ok || d.Render() != want {
+		t.Errorf("Locate(other.yaml) = %v, want %q", err, want)
+	}
+	empty := t.TempDir()
+	_, err = Locate(empty, "")
+	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(empty, FileName) + ": no such file or directory\n  hint: fix roster.yaml at roster.yaml\n"
+	if d, ok := diag.As(err); !ok || d.Render() != want {
+		t.Errorf("Locate(empty dir) = %v, want %q", err, want)
+	}
+}
+
+// TestLoadShape covers ROS-3 (a key with no value is absent) and ROS-2's
+// unquoted-number versions.
+func TestLoadShape(t *testing.T) {
+	t.Parallel()
+	text := "roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: 1.10\n    entry: true\n  - name: b\n    capsule: b\n    version: 2\n    entry:\nreachability:\n"
+	r, err := Load(writeRoster(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Members[0].Version != "1.10" || r.Members[1].Version != "2" || r.Members[1].Entry || r.All || len(r.Rules) != 0 {
+		t.Errorf("Load = %+v", r)
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"", "roster.yaml: roster_version: missing required key"},
+		{"roster_version: 1\nmembers: []\n", "roster.yaml: members: must list at least one member"},
+		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: ' '\n", "roster.yaml: members[0].version (member 'a'): the version is blank; pin the version the member runs"},
+		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: A\n    version: '1'\n", "roster.yaml: members[0].capsule (member 'a'): 'A' is not an artifact name: 'A' is not one of [a-z0-9-]"},
+		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\n    entry: yes\n", "roster.yaml: members[0].entry (member 'a'): must be true or false"},
+		{"roster_version: 1\nroster_version: 1\n", "roster.yaml: roster_version: the key appears more than once"},
+		{"roster_version: [1\n", "roster.yaml: line 1: did not find expected ',' or ']'"},
+		{"roster_version: 1\n---\nroster_version: 1\n", "roster.yaml: the file holds more than one YAML document"},
+	} {
+		_, err := Load(writeRoster(t, tt.text))
+		if d, ok := diag.As(err); !ok || d.Code != diag.EROS001 || d.Msg != tt.want {
+			t.Errorf("Load(%q) = %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package roster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// The faults of E-ROS-001 (ROS-2; the texts are ours).
+const (
+	faultUnknownKey  = "unknown key"
+	faultMissing     = "missing required key"
+	faultDuplicate   = "the key appears more than once"
+	faultNoMembers   = "must list at least one member"
+	faultNoCallees   = "must list at least one member"
+	faultNotMapping  = "must be a mapping"
+	faultNotList     = "must be a list"
+	faultNotString   = "must be a string"
+	faultNotBool     = "must be true or false"
+	faultNotInteger  = "must be an integer"
+	faultPinVersion  = "pin the version the member runs"
+	memberNameSyntax = "^[a-z][a-z0-9-]{0,31}$"
+)
+
+var memberName = regexp.MustCompile(memberNameSyntax)
+
+// ValidMemberName reports whether s is a member name (ROS-2).
+func ValidMemberName(s string) bool { return memberName.MatchString(s) }
+
+var rosRead = diag.RosRead
+
+func rosOtherFile(arg string) *diag.Diagnostic {
+	return rosRead(fmt.Sprintf("'%s' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it", arg))
+}
+
+// parse decodes data into a Roster, checking the shape of ROS-2 in document
+// order: the top level's unknown keys, roster_version, then each member's
+// keys in roster order, then reachability.
+func parse(data []byte) (*Roster, error) {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, diag.RosShape("roster_version", "", faultMissing)
+		}
+		return nil, rosRead(strings.TrimPrefix(err.Error(), "yaml: ")).WithErr(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, rosRead("the file holds more than one YAML document")
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if isNull(root) {
+		return nil, diag.RosShape("roster_version", "", faultMissing)
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, rosRead("the top level " + faultNotMapping)
+	}
+	top, err := fields(root, "", "", "roster_version", "members", "reachability")
+	if err != nil {
+		return nil, err
+	}
+	r := &Roster{}
+	if err := checkVersion(top["roster_version"]); err != nil {
+		return nil, err
+	}
+	if r.Members, err = parseMembers(top["members"]); err != nil {
+		return nil, err
+	}
+	if r.All, r.Rules, err = parseReachability(top["reachability"]); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// isNull reports whether n is absent or written with no value (ROS-3).
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// fields returns the values of mapping m's keys, failing on an unknown or
+// repeated key. path is m's key path ("" at the top level); member names the
+// member m belongs to, if any.
+func fields(m *yaml.Node, path, member string, known ...string) (map[string]*yaml.Node, error) {
+	out := make(map[string]*yaml.Node, len(known))
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		kp := join(path, k)
+		if !contains(known, k) {
+			return nil, diag.RosShape(kp, member, faultUnknownKey)
+		}
+		if _, dup := out[k]; dup {
+			return nil, diag.RosShape(kp, member, faultDuplicate)
+		}
+		out[k] = m.Content[i+1]
+	}
+	return out, nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func checkVersion(n *yaml.Node) error {
+	if isNull(n) {
+		return diag.RosShape("roster_version", "", faultMissing)
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		return diag.RosShape("roster_version", "", faultNotInteger)
+	}
+	if n.Value != "1" {
+		return diag.RosShape("roster_version", "", fmt.Sprintf("'%s' is not supported; this mur reads roster_version 1", n.Value))
+	}
+	return nil
+}
+
+func parseMembers(n *yaml.Node) ([]Member, error) {
+	if isNull(n) {
+		return nil, diag.RosShape("members", "", faultMissing)
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, diag.RosShape("members", "", faultNotList)
+	}
+	if len(n.Content) == 0 {
+		return nil, diag.RosShape("members", "", faultNoMembers)
+	}
+	ms := make([]Member, 0, len(n.Content))
+	for i, e := range n.Content {
+		m, err := parseMember(i, e)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}
+
+func parseMember(i int, n *yaml.Node) (Member, error) {
+	path := fmt.Sprintf("members[%d]", i)
+	if n.Kind != yaml.MappingNode {
+		return Member{}, diag.RosShape(path, "", faultNotMapping)
+	}
+	// The member's name labels its other faults (§15), once it is a name.
+	label := ""
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		if v := n.Content[j+1]; n.Content[j].Value == "name" && v.Kind == yaml.ScalarNode && ValidMemberName(v.Value) {
+			label = v.Value
+		}
+	}
+	f, err := fields(n, path, label, "name", "capsule", "version", "entry")
+	if err != nil {
+		return Member{}, err
+	}
+	var m Member
+	if m.Name, err = str(f["name"], path+".name", label); err != nil {
+		return Member{}, err
+	}
+	if !ValidMemberName(m.Name) {
+		return Member{}, diag.RosShape(path+".name", "", fmt.Sprintf("'%s' is not a member name: it must match %s", m.Name, memberNameSyntax))
+	}
+	if m.Capsule, err = str(f["capsule"], path+".capsule", label); err != nil {
+		return Member{}, err
+	}
+	if why := artifactNameFault(m.Capsule); why != "" {
+		return Member{}, diag.RosShape(path+".capsule", label, fmt.Sprintf("'%s' is not an artifact name: %s", m.Capsule, why))
+	}
+	if m.Version, err = versionText(f["version"], path+".version", label); err != nil {
+		return Member{}, err
+	}
+	if e := f["entry"]; !isNull(e) {
+		if e.Kind != yaml.ScalarNode || e.Tag != "!!bool" {
+			return Member{}, diag.RosShape(path+".entry", label, faultNotBool)
+		}
+		m.Entry = e.Value == "true"
+	}
+	return m, nil
+}
+
+// str reads a required string scalar.
+func str(n *yaml.Node, path, member string) (string, error) {
+	if isNull(n) {
+		return "", diag.RosShape(path, member, faultMissing)
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		return "", diag.RosShape(path, member, faultNotString)
+	}
+	return n.Value, nil
+}
+
+// versionText reads members[].version: a string, or an unquoted number read
+// as its source text (ROS-2); never blank or a reserved alias.
+func versionText(n *yaml.Node, path, member string) (string, error) {
+	if isNull(n) {
+		return "", diag.RosShape(path, member, faultMissing)
+	}
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float") {
+		return "", diag.RosShape(path, member, faultNotString)
+	}
+	v := n.Value
+	switch {
+	case strings.TrimSpace(v) == "":
+		return "", diag.RosShape(path, member, "the version is blank; "+faultPinVersion)
+	case v == "latest" || v == "stable" || v == "edge":
+		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is a reserved alias, not an exact version; %s", v, faultPinVersion))
+	}
+	return v, nil
+}
+
+// artifactNameFault returns why s is not an artifact name ([a-z0-9-],
+// 1–100 characters, no leading or trailing -), or "".
+func artifactNameFault(s string) string {
+	switch {
+	case s == "":
+		return "it is empty"
+	case len(s) > 100:
+		return fmt.Sprintf("it has %d characters, more than 100", len(s))
+	case s[0] == '-' || s[len(s)-1] == '-':
+		return "it starts or ends with '-'"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return fmt.Sprintf("'%c' is not one of [a-z0-9-]", c)
+		}
+	}
+	return ""
+}
+
+func parseReachability(n *yaml.Node) (all bool, rules []Rule, err error) {
+	if isNull(n) {
+		return false, nil, nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		if n.Tag == "!!str" && n.Value == "all" {
+			return true, nil, nil
+		}
+		return false, nil, diag.RosShape("reachability", "", fmt.Sprintf("'%s' is neither all nor a list of rules", n.Value))
+	}
+	if n.Kind != yaml.SequenceNode {
+		return false, nil, diag.RosShape("reachability", "", "must be all or a list of rules")
+	}
+	for i, e := range n.Content {
+		r, err := parseRule(i, e)
+		if err != nil {
+			return false, nil, err
+		}
+		rules = append(rules, r)
+	}
+	return false, rules, nil
+}
+
+func parseRule(i int, n *yaml.Node) (Rule, error) {
+	path := fmt.Sprintf("reachability[%d]", i)
+	if n.Kind != yaml.MappingNode {
+		return Rule{}, diag.RosShape(path, "", faultNotMapping)
+	}
+	f, err := fields(n, path, "", "from", "to")
+	if err != nil {
+		return Rule{}, err
+	}
+	var r Rule
+	if r.From, err = str(f["from"], path+".from", ""); err != nil {
+		return Rule{}, err
+	}
+	to := f["to"]
+	if isNull(to) {
+		return Rule{}, diag.RosShape(path+".to", "", faultMissing)
+	}
+	if to.Kind != yaml.SequenceNode {
+		return Rule{}, diag.RosShape(path+".to", "", faultNotList)
+	}
+	if len(to.Content) == 0 {
+		return Rule{}, diag.RosShape(path+".to", "", faultNoCallees)
+	}
+	for j, e := range to.Content {
+		p := fmt.Sprintf("%s.to[%d]", path, j)
+		name, err := str(e, p, "")
+		if err != nil {
+			return Rule{}, err
+		}
+		if name == r.From {
+			return Rule{}, diag.RosShape(p, "", fmt.Sprintf("'%s' cannot call itself", name))
+		}
+		r.To = append(r.To, name)
+	}
+	return r, nil
+}
