@@ -1,0 +1,151 @@
+package traceview
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
+// Session, Turns, Tokens, Tool calls and Shell calls always; Failed,
+// Cancelled, Rejected, Reopens and Member calls when such records exist;
+// Tasks when the session ran more than one task. Sections are separated by a
+// blank line; the text ends with a newline.
+func Render(tr *Trace) string {
+	sections := [][]string{
+		sessionSection(tr),
+		{header("Turns"), labelled("count:", fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns))},
+		tokensSection(tr),
+		toolSection(tr),
+		shellSection(tr),
+	}
+	add := func(name string, lines []string) {
+		if len(lines) > 0 {
+			sections = append(sections, append([]string{header(name)}, lines...))
+		}
+	}
+	add("Failed", each(tr.Failed, func(f TaskFailed) string {
+		return fmt.Sprintf("  turn %d  %s: %s", f.Turn, f.Cause, Cut(f.Reason))
+	}))
+	add("Cancelled", each(tr.Canceled, func(c TaskCanceled) string {
+		return fmt.Sprintf("  task %s  phase %s", ID8(c.TaskID), c.Phase)
+	}))
+	add("Rejected", each(tr.Rejected, func(r TaskRejected) string {
+		return fmt.Sprintf("  task %s  %s", ID8(r.TaskID), r.Cause)
+	}))
+	add("Reopens", each(tr.Reopened, func(r TaskReopened) string {
+		return fmt.Sprintf("  reopen %d  %s: %s", r.ReopenNumber, r.HookName, Cut(r.Reason))
+	}))
+	add("Member calls", each(tr.MemberCalls, func(m MemberCall) string {
+		return fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
+	}))
+	if len(tr.TaskEnds) > 1 {
+		var lines []string
+		for i, te := range tr.TaskEnds {
+			lines = append(lines, fmt.Sprintf("task %d  %s  turns: %d  in: %d  out: %d  %s  %s",
+				i+1, ID8(te.TaskID), te.Turns, te.InputTokens, te.OutputTokens, te.ExitStatus, Duration(te.DurationMS)))
+		}
+		add("Tasks", lines)
+	}
+	var b strings.Builder
+	for i, s := range sections {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		for _, l := range s {
+			b.WriteString(l)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func each[T any](recs []T, line func(T) string) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, line(r))
+	}
+	return out
+}
+
+func sessionSection(tr *Trace) []string {
+	s := tr.Start
+	lines := []string{
+		header("Session"),
+		labelled("session:", tr.SessionID),
+		labelled("capsule:", s.CapsuleName+" v"+s.CapsuleVersion),
+		labelled("model:", s.Model),
+		labelled("status:", tr.End.ExitStatus),
+		labelled("duration:", Duration(tr.End.DurationMS)),
+		labelled("capabilities:", list(s.Capabilities)),
+		labelled("tools:", list(toolNames(s.ToolsDeclared))),
+	}
+	if s.FormationID != "" {
+		lines = append(lines, labelled("formation:", s.FormationID))
+	}
+	return lines
+}
+
+func tokensSection(tr *Trace) []string {
+	in, out := tr.End.TotalInputTokens, tr.End.TotalOutputTokens
+	lines := []string{
+		header("Tokens"),
+		labelled("input:", strconv.FormatInt(in, 10)),
+		labelled("output:", strconv.FormatInt(out, 10)),
+		labelled("total:", strconv.FormatInt(in+out, 10)),
+	}
+	var pin, pout int64
+	var reported bool
+	for _, inf := range tr.Inferences {
+		if inf.InputTokensActual != nil {
+			pin += *inf.InputTokensActual
+			reported = true
+		}
+		if inf.OutputTokensActual != nil {
+			pout += *inf.OutputTokensActual
+			reported = true
+		}
+	}
+	if reported {
+		lines = append(lines, labelled("provider:", fmt.Sprintf("%d in, %d out", pin, pout)))
+	}
+	return lines
+}
+
+func toolSection(tr *Trace) []string {
+	lines := []string{header("Tool calls")}
+	n := len(tr.ToolCalls)
+	if n == 0 {
+		return append(lines, labelled("count:", "0"))
+	}
+	var ok, sum int64
+	for _, c := range tr.ToolCalls {
+		if c.Status == "ok" {
+			ok++
+		}
+		sum += c.DurationMS
+	}
+	lines = append(lines,
+		labelled("count:", fmt.Sprintf("%d  (%d ok, %d error)  success %d%%", n, ok, int64(n)-ok, ok*100/int64(n))),
+		labelled("latency:", fmt.Sprintf("avg %dms", sum/int64(n))))
+	for _, c := range tr.ToolCalls {
+		mark := "✗"
+		if c.Status == "ok" {
+			mark = "✓"
+		}
+		l := fmt.Sprintf("  turn %d  %s %dms %s", c.Turn, c.ToolName, c.DurationMS, mark)
+		if in := compactJSON(c.Input); in != "" {
+			l += "  " + Cut(in)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func shellSection(tr *Trace) []string {
+	lines := []string{header("Shell calls"), labelled("count:", strconv.Itoa(len(tr.Shells)+tr.Detached))}
+	for _, s := range tr.Shells {
+		lines = append(lines, fmt.Sprintf("  turn %d  %s exit %d  %dms  %s", s.Turn, s.Binary, s.ExitCode, s.DurationMS, Cut(s.Command)))
+	}
+	return lines
+}

@@ -1,0 +1,166 @@
+package traceview
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s = \n%s\nwant\n%s", name, got, want)
+	}
+}
+
+// TestRenderGoldenCLI10 renders hand-written traces following capsule.md §6.
+func TestRenderGoldenCLI10(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"single", "multi"} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := Read(filepath.Join("testdata", name+".jsonl"))
+			if err != nil {
+				t.Fatalf("Read() error = %v", err)
+			}
+			checkGolden(t, name, Render(tr))
+		})
+	}
+}
+
+// TestRenderLiteralCLI10 spells the single-task summary out, so the layout
+// (headers of 49 columns, 12-column labels) is readable in the test itself.
+func TestRenderLiteralCLI10(t *testing.T) {
+	t.Parallel()
+	tr, err := Read(filepath.Join("testdata", "single.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `── Session ──────────────────────────────────────
+session:    ses_019a1000000070008000000000000001
+capsule:    hello-shell v0.1.0
+model:      scripted
+status:     ok
+duration:   1.2s
+capabilities: shell
+tools:      bash
+
+── Turns ────────────────────────────────────────
+count:      2  (max: 4)
+
+── Tokens ───────────────────────────────────────
+input:      320
+output:     43
+total:      363
+provider:   300 in, 41 out
+
+── Tool calls ───────────────────────────────────
+count:      1  (1 ok, 0 error)  success 100%
+latency:    avg 38ms
+  turn 0  bash 38ms ✓  {"command":"ls -la"}
+
+── Shell calls ──────────────────────────────────
+count:      1
+  turn 0  /usr/bin/bash exit 0  31ms  ls -la
+`
+	if got := Render(tr); got != want {
+		t.Errorf("Render() =\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(want, "\n") {
+		if strings.HasPrefix(l, "── ") && len([]rune(l)) != HeaderWidth {
+			t.Errorf("header %q is %d columns, want %d", l, len([]rune(l)), HeaderWidth)
+		}
+	}
+}
+
+// TestReadStrictETRC001 checks every E-TRC-001 form with its exact text.
+func TestReadStrictETRC001(t *testing.T) {
+	t.Parallel()
+	p := func(name string) string { return filepath.Join("testdata", name+".jsonl") }
+	cases := []struct{ file, want string }{
+		{"malformed", "error[E-TRC-001]: " + p("malformed") + ":2: malformed JSON: unexpected end of JSON input\n"},
+		{"blankline", "error[E-TRC-001]: " + p("blankline") + ":2: malformed JSON: unexpected end of JSON input\n"},
+		{"array", "error[E-TRC-001]: " + p("array") + ":2: malformed JSON: not a JSON object\n"},
+		{"wrongtype", "error[E-TRC-001]: " + p("wrongtype") + ":2: malformed JSON: tool_call.duration_ms holds a JSON string\n"},
+		{"notype", "error[E-TRC-001]: " + p("notype") + ":2: malformed JSON: no event_type\n"},
+		{"nostart", "error[E-TRC-001]: " + p("nostart") + ": no session_start event found\n"},
+		{"noend", "error[E-TRC-001]: " + p("noend") + ": no session_end event found\n"},
+		{"missing", "error[E-IO-001]: " + p("missing") + ": no such file or directory\n  hint: check the path\n"},
+	}
+	for _, c := range cases {
+		_, err := Read(p(c.file))
+		d, ok := diag.As(err)
+		if !ok || d.Render() != c.want {
+			t.Errorf("Read(%s) error = %v, want %q", c.file, err, c.want)
+		}
+	}
+	if _, err := Read(p("nofinalnewline")); err != nil {
+		t.Errorf("Read(nofinalnewline) error = %v, want nil", err)
+	}
+}
+
+func TestDurationCLI10(t *testing.T) {
+	t.Parallel()
+	cases := map[int64]string{
+		0: "0.0s", 99: "0.0s", 999: "0.9s", 1240: "1.2s", 59999: "59.9s",
+		60000: "1m00s", 65000: "1m05s", 3599999: "59m59s",
+		3600000: "1h00m", 3723000: "1h02m", 90061000: "25h01m", -5: "0.0s",
+	}
+	for ms, want := range cases {
+		if got := Duration(ms); got != want {
+			t.Errorf("Duration(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+func TestCutAndID8CLI10(t *testing.T) {
+	t.Parallel()
+	s120 := strings.Repeat("é", 120)
+	if got := Cut(s120); got != s120 {
+		t.Errorf("Cut(120 chars) = %q, want it whole", got)
+	}
+	if got, want := Cut(s120+"x"), s120+"…"; got != want {
+		t.Errorf("Cut(121 chars) = %q, want %q", got, want)
+	}
+	if got := Cut("a\nb\tc"); got != "a b c" {
+		t.Errorf("Cut(line breaks) = %q, want %q", got, "a b c")
+	}
+	if got := ID8("tsk_0190abcdef0070008000000000000001"); got != "0190abcd" {
+		t.Errorf("ID8() = %q, want 0190abcd", got)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"single", "multi", "malformed", "wrongtype"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name+".jsonl"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := parse("fuzz.jsonl", strings.NewReader(string(data)))
+		if err != nil {
+			if _, ok := diag.As(err); !ok {
+				t.Fatalf("parse() error %v is not a diagnostic", err)
+			}
+			return
+		}
+		_ = Render(tr)
+	})
+}
