@@ -1,0 +1,203 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+func (l *loader) capabilities(d string, v *yaml.Node) {
+	c := &l.m.Capabilities
+	noop := func(string, *yaml.Node) {}
+	l.mapping(d, v, []field{
+		{key: "shell", empty: true, fn: l.shell},
+		{key: "network", fn: func(d string, v *yaml.Node) {
+			l.mapping(d, v, []field{{key: "allow", fn: func(d string, v *yaml.Node) {
+				if list, ok := l.strList(d, v); ok {
+					l.netAllow = list
+				}
+			}}})
+		}},
+		{key: "filesystem", fn: func(d string, v *yaml.Node) {
+			l.mapping(d, v, []field{
+				{key: "scope", fn: func(d string, v *yaml.Node) { c.Filesystem.Scope, _ = l.str(d, v) }},
+				{key: "read_only", fn: func(d string, v *yaml.Node) { c.Filesystem.ReadOnly, _ = l.strList(d, v) }},
+			})
+		}},
+		{key: "spawn", later: true, fn: func(d string, v *yaml.Node) {
+			s := &Spawn{}
+			l.mapping(d, v, []field{{key: "allow", fn: func(d string, v *yaml.Node) { s.Allow, _ = l.strList(d, v) }}})
+			c.Spawn = s
+		}},
+		{key: "plan", empty: true, fn: func(d string, v *yaml.Node) {
+			p := &Plan{}
+			c.Plan = p
+			if isNull(v) {
+				l.invalid(d, "a plan: block must declare submit")
+				return
+			}
+			if l.mapping(d, v, []field{{key: "submit", fn: func(d string, v *yaml.Node) { p.Submit, _ = l.boolean(d, v) }}}) &&
+				!l.present(d+".submit") {
+				l.invalid(d, "a plan: block must declare submit")
+			}
+		}},
+		{key: "peer_fetch", later: true, empty: true, fn: func(d string, v *yaml.Node) {
+			c.PeerFetch = &PeerFetch{}
+			if isNull(v) {
+				l.invalid(d+".allow", "must list at least one entry")
+				return
+			}
+			if !l.mapping(d, v, []field{{key: "allow", empty: true, fn: func(d string, v *yaml.Node) {
+				if isNull(v) {
+					l.invalid(d, "must list at least one entry")
+					return
+				}
+				list, ok := l.strList(d, v)
+				if ok && len(list) == 0 {
+					l.invalid(d, "must list at least one entry")
+					return
+				}
+				l.peerFetchAllow = list
+			}}}) {
+				return
+			}
+			if !l.present(d+".allow") && l.peerFetchAllow == nil {
+				l.invalid(d+".allow", "must list at least one entry")
+			}
+		}},
+		{key: "install", fn: l.install},
+		// LATER blocks (capsule.md §1.3): accepted, ignored with W-SEC-019.
+		{key: "env", later: true, fn: noop},
+		{key: "limits", later: true, fn: noop},
+		{key: "resources", later: true, fn: noop},
+		{key: "containment", later: true, fn: noop},
+		{key: "state", later: true, fn: noop},
+		{key: "conversation", later: true, fn: noop},
+	})
+}
+
+func (l *loader) shell(d string, v *yaml.Node) {
+	s := &Shell{}
+	l.m.Capabilities.Shell = s
+	if isNull(v) {
+		l.invalid(d+".allow", "a shell: block must list at least one binary")
+		return
+	}
+	bad := false // allow already has a fault of its own
+	ok := l.mapping(d, v, []field{
+		{key: "allow", empty: true, fn: func(d string, v *yaml.Node) {
+			if isNull(v) {
+				return
+			}
+			list, ok := l.strList(d, v)
+			if !ok {
+				bad = true
+				return
+			}
+			for i, b := range list {
+				if b == "" || strings.ContainsAny(b, "/ \t") {
+					l.invalid(fmt.Sprintf("%s[%d]", d, i), "'%s' is not a bare binary name", b)
+					bad = true
+					return
+				}
+			}
+			s.Allow = list
+		}},
+		{key: "strip_env", fn: func(d string, v *yaml.Node) { s.StripEnv, _ = l.strList(d, v) }},
+		{key: "baseline_env", fn: func(d string, v *yaml.Node) { s.BaselineEnv, _ = l.strList(d, v) }},
+	})
+	if ok && len(s.Allow) == 0 && !bad {
+		l.invalid(d+".allow", "a shell: block must list at least one binary")
+	}
+}
+
+func (l *loader) install(d string, v *yaml.Node) {
+	in := &Install{}
+	l.m.Capabilities.Install = in
+	pattern := func(dst *[]string) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) {
+			list, ok := l.strList(d, v)
+			if !ok {
+				return
+			}
+			for i, e := range list {
+				if !strings.Contains(e, "/") && !strings.HasSuffix(e, "*") {
+					l.invalid(fmt.Sprintf("%s[%d]", d, i), "'%s' is neither a full name (<scope>/<name>) nor a pattern ending in *", e)
+					return
+				}
+			}
+			*dst = list
+		}
+	}
+	l.mapping(d, v, []field{
+		{key: "skill", fn: pattern(&in.Skill)},
+		{key: "tool", fn: pattern(&in.Tool)},
+		{key: "from", fn: func(d string, v *yaml.Node) { in.From, _ = l.strList(d, v) }},
+	})
+}
+
+func (l *loader) lifecycle(d string, v *yaml.Node) {
+	lc := &l.m.Lifecycle
+	intField := func(min int64, dst func(int)) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) {
+			if n, ok := l.atLeast(d, v, min); ok {
+				dst(int(n))
+			}
+		}
+	}
+	ptr := func(dst **int) func(int) { return func(n int) { *dst = &n } }
+	l.mapping(d, v, []field{
+		{key: "task_acceptance", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, "none", "single", "queue"); ok {
+				lc.TaskAcceptance = s
+			}
+		}},
+		{key: "after_task", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, "exit", "sleep"); ok {
+				lc.AfterTask = s
+			}
+		}},
+		{key: "queue_depth", fn: intField(1, func(n int) { lc.QueueDepth = n })},
+		{key: "max_task_reopens", fn: intField(0, func(n int) { lc.MaxTaskReopens = n })},
+		{key: "keep_working", fn: func(d string, v *yaml.Node) {
+			kw := &KeepWorking{}
+			l.mapping(d, v, []field{
+				{key: "limit", fn: intField(1, func(n int) { kw.Limit = n })},
+				{key: "message", fn: func(d string, v *yaml.Node) { kw.Message, _ = l.str(d, v) }},
+			})
+			lc.KeepWorking = kw
+		}},
+		{key: "done_check", fn: func(d string, v *yaml.Node) {
+			dc := &DoneCheck{}
+			l.mapping(d, v, []field{
+				{key: "command", fn: func(d string, v *yaml.Node) {
+					s, ok := l.str(d, v)
+					if ok && strings.TrimSpace(s) == "" {
+						l.invalid(d, "must not be empty")
+						return
+					}
+					dc.Command = s
+				}},
+				{key: "limit", fn: intField(0, func(n int) { dc.Limit = n })},
+				{key: "timeout_secs", fn: intField(1, func(n int) { dc.TimeoutSecs = n })},
+			}, "command")
+			lc.DoneCheck = dc
+		}},
+		{key: "shell_grace_secs", fn: intField(0, ptr(&lc.ShellGraceSecs))},
+		{key: "deadline_notice_secs", fn: intField(0, ptr(&lc.DeadlineNoticeSecs))},
+		{key: "delegation_deadline_secs", fn: intField(1, func(n int) { lc.DelegationDeadlineSecs = n })},
+		{key: "conversation", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, "stateless", "threaded"); ok {
+				lc.Conversation = s
+			}
+		}},
+		{key: "input_timeout_secs", later: true, fn: intField(1, ptr(&lc.InputTimeoutSecs))},
+	})
+	// MAN-2: conversation: threaded is validated, then ignored.
+	if lc.Conversation == "threaded" {
+		l.warns = append(l.warns, diag.SecNotSupported(d+".conversation"))
+	}
+}

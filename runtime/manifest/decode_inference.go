@@ -1,0 +1,244 @@
+package manifest
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+func (l *loader) inference(d string, v *yaml.Node) {
+	in := &Inference{}
+	l.m.Inference = in
+	removed := func(key string) field {
+		return field{key: key, fn: func(string, *yaml.Node) { l.fault(diag.ManRemovedKey(l.file, key)) }}
+	}
+	pos := func(dst func(int64)) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) {
+			if n, ok := l.atLeast(d, v, 1); ok {
+				dst(n)
+			}
+		}
+	}
+	ok := l.mapping(d, v, []field{
+		{key: "driver", fn: func(d string, v *yaml.Node) { in.Driver = l.driverBlock(d, v, false) }},
+		{key: "alternates", fn: func(d string, v *yaml.Node) {
+			v = resolve(v)
+			if v.Kind != yaml.SequenceNode {
+				l.invalid(d, "must be a list, not %s", kindName(v))
+				return
+			}
+			for i, e := range v.Content {
+				in.Alternates = append(in.Alternates, l.driverBlock(fmt.Sprintf("%s[%d]", d, i), e, true))
+			}
+		}},
+		{key: "transport", fn: func(d string, v *yaml.Node) { in.Transport, _ = l.enum(d, v, "http") }},
+		{key: "max_turns", fn: pos(func(n int64) { in.MaxTurns = int(n) })},
+		{key: "max_tokens", fn: pos(func(n int64) { in.MaxTokens = int(n) })},
+		{key: "max_session_tokens", fn: pos(func(n int64) { in.MaxSessionTokens = n })},
+		{key: "system_prompt", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.str(d, v); ok {
+				in.SystemPrompt = strings.TrimSpace(s)
+			}
+		}},
+		{key: "system_prompt_file", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if ok && s == "" {
+				l.invalid(d, "must not be empty")
+				return
+			}
+			in.SystemPromptFile = s
+		}},
+		{key: "tool_refresh", fn: func(d string, v *yaml.Node) { in.ToolRefresh, _ = l.enum(d, v, "task", "turn") }},
+		{key: "compaction", later: true, fn: func(string, *yaml.Node) {}},
+		removed("model"),
+		removed("endpoint"),
+		removed("api_key"),
+	})
+	if !ok {
+		return
+	}
+	if !l.present(d + ".driver") {
+		l.miss = append(l.miss, diag.RunNoDriver(l.file))
+	}
+	if l.present(d+".system_prompt") && l.present(d+".system_prompt_file") {
+		l.invalid(d+".system_prompt_file", "declare system_prompt or system_prompt_file, not both")
+	}
+	seen := map[string]bool{}
+	for i, a := range in.Alternates {
+		if a.Name == "" {
+			continue
+		}
+		if seen[a.Name] {
+			l.invalid(fmt.Sprintf("%s.alternates[%d].name", d, i), "'%s' names another choice too", a.Name)
+		}
+		seen[a.Name] = true
+	}
+}
+
+var envRef = regexp.MustCompile(`^\$\{([A-Z][A-Z0-9_]*)\}$`)
+
+// driverBlock decodes inference.driver (alternate false) or an alternates[] entry.
+func (l *loader) driverBlock(d string, v *yaml.Node, alternate bool) DriverBlock {
+	b := DriverBlock{Where: d, Name: PrimaryChoice, Available: true}
+	if alternate {
+		b.Name = ""
+	}
+	fields := []field{
+		{key: "kind", fn: func(d string, v *yaml.Node) { b.Kind, _ = l.enum(d, v, KindScripted, KindOpenAI, KindAnthropic) }},
+		{key: "model", fn: func(d string, v *yaml.Node) { b.Model, _ = l.str(d, v) }},
+		{key: "endpoint", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if !ok {
+				return
+			}
+			if p := EndpointProblem(s); p != "" {
+				l.invalid(d, "'%s' %s", s, p)
+				return
+			}
+			b.Endpoint = s
+		}},
+		{key: "api_key", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if !ok {
+				return
+			}
+			m := envRef.FindStringSubmatch(s)
+			if m == nil {
+				l.invalid(d, "must be ${NAME}, an environment variable in UPPER_SNAKE case; a literal key is refused")
+				return
+			}
+			b.APIKeyEnv = m[1]
+		}},
+		{key: "keyless", fn: func(d string, v *yaml.Node) { b.Keyless, _ = l.boolean(d, v) }},
+		{key: "script", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if ok && s == "" {
+				l.invalid(d, "must not be empty")
+				return
+			}
+			b.Script = s
+		}},
+		{key: "config", fn: func(d string, v *yaml.Node) { b.Config = l.driverConfig(d, v) }},
+	}
+	if alternate {
+		fields = append(fields, field{key: "name", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			switch {
+			case !ok:
+			case s == PrimaryChoice:
+				l.invalid(d, "'primary' names the inference.driver choice; choose another name")
+			case NameProblem(s) != "":
+				l.invalid(d, "'%s' is not a choice name: %s", s, NameProblem(s))
+			default:
+				b.Name = s
+			}
+		}})
+	}
+	var required []string
+	if alternate {
+		required = []string{"name", "kind"}
+	}
+	if !l.mapping(d, v, fields, required...) {
+		return b
+	}
+	if !alternate && !l.present(d+".kind") {
+		l.miss = append(l.miss, diag.RunNoDriverKind(l.file))
+	}
+	switch b.Kind {
+	case KindOpenAI, KindAnthropic:
+		if !l.present(d + ".model") {
+			l.miss = append(l.miss, diag.ManMissingKey(l.file, d+".model"))
+		}
+		if l.present(d + ".script") {
+			l.invalid(d+".script", "only the scripted driver takes a script")
+		}
+	case KindScripted:
+		if !l.present(d + ".script") {
+			l.miss = append(l.miss, diag.ManMissingKey(l.file, d+".script"))
+		}
+		if l.present(d + ".endpoint") {
+			l.invalid(d+".endpoint", "the scripted driver takes no endpoint")
+		}
+		if l.present(d + ".api_key") {
+			l.invalid(d+".api_key", "the scripted driver takes no credential")
+		}
+	}
+	if b.Keyless && l.present(d+".api_key") {
+		l.invalid(d+".api_key", "declare api_key or keyless: true, not both")
+	}
+	return b
+}
+
+// driverConfig reads a driver block's config mapping, checking the keys
+// DRV-4, DRV-5 and DRV-10 give a meaning.
+func (l *loader) driverConfig(d string, v *yaml.Node) map[string]any {
+	v = resolve(v)
+	if v.Kind != yaml.MappingNode {
+		l.invalid(d, "must be a mapping, not %s", kindName(v))
+		return nil
+	}
+	for _, kv := range pairs(v) {
+		k, val := kv[0].Value, kv[1]
+		switch k {
+		case "context_window_tokens", "max_input_tokens", "request_timeout_secs":
+			l.atLeast(d+"."+k, val, 1)
+		case "max_tokens_field":
+			l.enum(d+"."+k, val, "max_tokens", "max_completion_tokens")
+		}
+	}
+	m, ok := l.jsonValue(v)
+	if !ok {
+		l.invalid(d, "must be a mapping of keys to JSON values")
+		return nil
+	}
+	return m
+}
+
+// EndpointProblem returns why s is not a driver endpoint (capsule.md §1.6),
+// or "": https:// reaches any host; http:// only localhost, 127.0.0.0/8 and
+// [::1]; no user information, ${, query or fragment.
+func EndpointProblem(s string) string {
+	if strings.Contains(s, "${") {
+		return "holds ${: an endpoint is written out, never read from the environment"
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "is not a URL"
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must start with https:// (or http:// for a local server)"
+	case u.User != nil:
+		return "must not hold user information"
+	case u.RawQuery != "" || u.ForceQuery:
+		return "must not hold a query"
+	case u.Fragment != "" || strings.Contains(s, "#"):
+		return "must not hold a fragment"
+	case u.Hostname() == "":
+		return "has no host"
+	}
+	if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		return "uses http:// off this machine; only localhost, 127.0.0.0/8 and [::1] may use http://"
+	}
+	return ""
+}
+
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	if ip == nil {
+		return false
+	}
+	if ip4 := ip.To4(); ip4 != nil {
+		return ip4[0] == 127
+	}
+	return ip.Equal(net.IPv6loopback)
+}

@@ -1,0 +1,224 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// FileName is the manifest's file name in a capsule or artifact directory.
+const FileName = "murmur.yaml"
+
+// Load reads the capsule manifest at path for `mur run` and `mur doctor`,
+// validating it in MAN-4's order, steps (1)–(7), and stopping at the first
+// fault: E-IO-001, E-MAN-002, E-MAN-001/E-RUN-005, E-MAN-003/E-CAP-010,
+// E-CAP-001/002/012/007/008/018, E-CAP-013, then credential references.
+// getenv is the environment after .env (LoadDotEnv); nil reads nothing.
+//
+// The error is always a *diag.Diagnostic. warnings holds, in order, the
+// W-SEC-019 lines (unknown keys with "did you mean", LATER keys, a
+// shell.allow entry named like a runtime-provided tool) and one W-RUN-003 per
+// alternate whose credential is unset; on error it holds those found so far.
+// Load does not return the warnings that depend on run-time inputs:
+// MurVersionWarning (W-SEC-019), Lifecycle.GraceWarning (W-SEC-022, after
+// overrides), W-SEC-032 (--bind) and W-RUN-008 (formations). Exports roots
+// are checked against the manifest's directory; CheckExports re-checks them
+// for another workdir. Steps (8)–(10) belong to the caller (runtime/store
+// CheckArtifacts, the prompt and script files, the door).
+func Load(path string, getenv func(string) string) (*Manifest, []*diag.Diagnostic, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Parse(path, data, getenv)
+}
+
+// Parse is Load for bytes already read; file names the manifest in
+// diagnostics and its directory roots relative paths.
+func Parse(file string, data []byte, getenv func(string) string) (*Manifest, []*diag.Diagnostic, error) {
+	l, err := decodeDoc(file, data, false)
+	if err != nil {
+		return nil, l.warns, err
+	}
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	for _, step := range []func() *diag.Diagnostic{l.step3, l.step4, l.step5, l.step6, func() *diag.Diagnostic { return l.step7(getenv) }} {
+		if d := step(); d != nil {
+			return nil, l.warns, d
+		}
+	}
+	return l.m, l.warns, nil
+}
+
+// LoadArtifact reads <dir>/murmur.yaml as an artifact about to be installed
+// or staged (capsule.md CLI-6, STORE-1): E-IO-001, E-MAN-002, E-MAN-001,
+// E-BLD-001 for a malformed name, E-REG-004 for a reserved version, then the
+// E-MAN-003/E-CAP-010 rules. runtime must be capsule (or absent), tool or
+// skill; a tool is a native executable with a command inside dir (an
+// input_schema defaults to {"type":"object"}); a skill holds skill.md
+// (E-IO-001). A capsule's inference block is optional here and no
+// environment is read. The error is always a *diag.Diagnostic.
+func LoadArtifact(dir string) (*Manifest, []*diag.Diagnostic, error) {
+	path := filepath.Join(dir, FileName)
+	data, err := readFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := decodeDoc(path, data, true)
+	if err != nil {
+		return nil, l.warns, err
+	}
+	if d := l.artifactIdentity(); d != nil {
+		return nil, l.warns, d
+	}
+	if d := l.step3(); d != nil {
+		return nil, l.warns, d
+	}
+	if d := l.step4(); d != nil {
+		return nil, l.warns, d
+	}
+	if d := l.artifactKind(dir); d != nil {
+		return nil, l.warns, d
+	}
+	return l.m, l.warns, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, diag.IONotFound(path).WithErr(err)
+	case err != nil:
+		return nil, diag.IOError(path, osErrText(err)).WithErr(err)
+	}
+	return data, nil
+}
+
+// osErrText is an *fs.PathError's bare OS text ("permission denied").
+func osErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// decodeDoc runs MAN-4 step (2) and the decode walk. The loader is never nil.
+func decodeDoc(file string, data []byte, artifactMode bool) (*loader, error) {
+	dir, _ := filepath.Abs(filepath.Dir(file))
+	l := &loader{file: file, m: &Manifest{Path: file, Dir: dir}, set: map[string]bool{}}
+	root, err := parseYAML(file, data)
+	if err != nil {
+		return l, err
+	}
+	if root != nil {
+		l.top(root, artifactMode)
+	} else {
+		l.mapping("", &yaml.Node{Kind: yaml.MappingNode}, nil, "name", "version")
+		if !artifactMode {
+			l.miss = append(l.miss, diag.RunNoInference(file))
+		}
+	}
+	applyDefaults(l.m, l.present)
+	return l, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseYAML parses one YAML document into its root node (nil when empty):
+// E-MAN-002 with line and column for a syntax error, a duplicate key, a
+// non-scalar key, a second document or a root that is not a mapping.
+func parseYAML(file string, data []byte) (root *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 must never take the process down
+			root, err = nil, diag.ManYAML(file, 1, 1, fmt.Sprint(r))
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, yamlDiag(file, data, err)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, diag.ManYAML(file, max(next.Line, 1), max(next.Column, 1), "the file holds more than one YAML document")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlDiag(file, data, err)
+	}
+	n := resolve(&doc)
+	if isNull(n) {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, diag.ManYAML(file, n.Line, n.Column, "the document must be a mapping of keys to values, not "+kindName(n))
+	}
+	if d := checkKeys(file, n, 0); d != nil {
+		return nil, d
+	}
+	return n, nil
+}
+
+// yamlDiag turns a yaml.v3 error into E-MAN-002. yaml.v3 reports the line
+// only; the column is the line's first non-blank character.
+func yamlDiag(file string, data []byte, err error) *diag.Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	col := 1
+	lines := strings.Split(string(data), "\n")
+	if line >= 1 && line <= len(lines) {
+		col = len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t")) + 1
+	}
+	return diag.ManYAML(file, line, col, msg).WithErr(err)
+}
+
+// checkKeys refuses duplicate and non-scalar mapping keys (yaml.v3 leaves
+// both to struct decoding, which MAN-1 replaces). depth bounds alias chains.
+func checkKeys(file string, n *yaml.Node, depth int) *diag.Diagnostic {
+	if n == nil || depth > 200 {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if rk := resolve(k); rk.Kind != yaml.ScalarNode {
+				return diag.ManYAML(file, k.Line, k.Column, "a mapping key must be a plain value")
+			} else if rk.Tag != "!!merge" {
+				if prev, ok := seen[rk.Value]; ok {
+					return diag.ManYAML(file, k.Line, k.Column, fmt.Sprintf("mapping key %q already defined at line %d", rk.Value, prev.Line))
+				}
+				seen[rk.Value] = k
+			}
+			if d := checkKeys(file, n.Content[i+1], depth+1); d != nil {
+				return d
+			}
+		}
+	case yaml.SequenceNode, yaml.DocumentNode:
+		for _, c := range n.Content {
+			if d := checkKeys(file, c, depth+1); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}

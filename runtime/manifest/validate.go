@@ -1,0 +1,260 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// step3 is MAN-4 step (3): required fields (E-MAN-001, E-RUN-005).
+func (l *loader) step3() *diag.Diagnostic {
+	if len(l.miss) > 0 {
+		return l.miss[0]
+	}
+	return nil
+}
+
+// step4 is MAN-4 step (4): types, enums, ranges (recorded while decoding),
+// then the cross-field rules of §1.3–§1.5.
+func (l *loader) step4() *diag.Diagnostic {
+	if len(l.faults) > 0 {
+		return l.faults[0]
+	}
+	m := l.m
+	if dc := m.Lifecycle.DoneCheck; dc != nil && strings.TrimSpace(dc.Command) != "" {
+		first := strings.Fields(dc.Command)[0]
+		if m.Capabilities.Shell == nil || !contains(m.Capabilities.Shell.Allow, first) {
+			return diag.ManInvalid(l.file, "lifecycle.done_check.command", fmt.Sprintf("'%s' is not in capabilities.shell.allow", first))
+		}
+	}
+	if sp := m.Capabilities.Spawn; sp != nil && len(sp.Allow) > 0 && m.Network.Authentication != nil {
+		return diag.ManInvalid(l.file, "capabilities.spawn.allow", "must be empty when network.authentication is declared")
+	}
+	return nil
+}
+
+// step5 is MAN-4 step (5): capabilities.
+func (l *loader) step5() *diag.Diagnostic {
+	m := l.m
+	var err *diag.Diagnostic
+	if m.Capabilities.Network.Allow, err = parseAllow(l.netAllow); err != nil {
+		return err
+	}
+	if l.peerFetchAllow != nil {
+		if m.Capabilities.PeerFetch.Allow, err = parseAllow(l.peerFetchAllow); err != nil {
+			return err
+		}
+	}
+	if s := m.Capabilities.Filesystem.Scope; s != "" {
+		switch {
+		case isAbs(s):
+			return diag.CapScopeRelative(s)
+		case escapes(s):
+			return diag.CapScopeEscape(s)
+		}
+	}
+	for _, p := range m.Capabilities.Filesystem.ReadOnly {
+		switch {
+		case isAbs(p):
+			return diag.CapReadOnlyRelative(p)
+		case escapes(p):
+			return diag.CapReadOnlyEscape(p)
+		}
+	}
+	if d := m.CheckExports(m.Dir); d != nil {
+		return d
+	}
+	if pf := m.Exports.PeerFiles; pf != nil && m.Lifecycle.AfterTask == "sleep" {
+		switch {
+		case !l.present("exports.peer_files.max_ttl"):
+			return diag.CapPeerFilesTTL("not declared")
+		case pf.MaxTTL.Seconds() > 900:
+			return diag.CapPeerFilesTTL(fmt.Sprintf("declared %ds", int64(pf.MaxTTL.Seconds())))
+		}
+	}
+	if in := m.Inference; in != nil {
+		for _, b := range in.Choices() {
+			if (b.Kind == KindOpenAI || b.Kind == KindAnthropic) && b.APIKeyEnv == "" && !b.Keyless {
+				return diag.CapNoCredential(b.Where, b.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+func parseAllow(raw []string) (AllowList, *diag.Diagnostic) {
+	var out AllowList
+	for _, s := range raw {
+		e, err := ParseAllowEntry(s)
+		if err != nil {
+			return nil, diag.CapNetworkEntry(s, err.Error())
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func isAbs(p string) bool { return filepath.IsAbs(p) || strings.HasPrefix(p, "/") }
+
+func escapes(p string) bool {
+	c := filepath.ToSlash(filepath.Clean(p))
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// CheckExports checks exports.files.root and exports.peer_files.root against
+// workdir, the accessible workdir (capsule.md SES-2), returning E-CAP-007 for
+// a root resolving outside it. Load runs it with the manifest's directory;
+// `mur run --workdir` runs it again with its own.
+func (m *Manifest) CheckExports(workdir string) *diag.Diagnostic {
+	check := func(block, root string) *diag.Diagnostic {
+		resolved := root
+		if !filepath.IsAbs(root) {
+			resolved = filepath.Join(workdir, root)
+		}
+		resolved = filepath.Clean(resolved)
+		rel, err := filepath.Rel(workdir, resolved)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return diag.CapExportRoot(block, root, resolved, workdir)
+		}
+		return nil
+	}
+	if f := m.Exports.Files; f != nil && f.Root != "" {
+		if d := check("files", f.Root); d != nil {
+			return d
+		}
+	}
+	if pf := m.Exports.PeerFiles; pf != nil && pf.Root != "" {
+		return check("peer_files", pf.Root)
+	}
+	return nil
+}
+
+// step6 is MAN-4 step (6): reserved names (MAN-9, tools.md STAGE-6).
+func (l *loader) step6() *diag.Diagnostic {
+	for _, a := range l.m.Artifacts {
+		if IsReserved(a.Name) {
+			return diag.CapReservedName(a.Ref, ReservedToolNames)
+		}
+	}
+	return nil
+}
+
+// step7 is MAN-4 step (7): credential references (DRV-3). It also adds the
+// static staging warnings (STAGE-7, W-RUN-003).
+func (l *loader) step7(getenv func(string) string) *diag.Diagnostic {
+	m := l.m
+	if sh := m.Capabilities.Shell; sh != nil {
+		for _, b := range sh.Allow {
+			if IsReserved(b) {
+				l.warns = append(l.warns, diag.SecShellShadowed(b))
+			}
+		}
+	}
+	in := m.Inference
+	if in == nil {
+		return nil
+	}
+	if name := in.Driver.APIKeyEnv; name != "" && getenv(name) == "" {
+		return diag.ManInvalid(l.file, "inference.driver.api_key", fmt.Sprintf("the environment variable %s is not set", name))
+	}
+	for i := range in.Alternates {
+		a := &in.Alternates[i]
+		a.Available = a.APIKeyEnv == "" || getenv(a.APIKeyEnv) != ""
+		if !a.Available {
+			l.warns = append(l.warns, diag.RunChoiceUnavailable(a.Name, a.Kind, a.Model, a.APIKeyEnv))
+		}
+	}
+	return nil
+}
+
+// artifactIdentity is LoadArtifact's name and version check: E-BLD-001,
+// E-REG-004 (capsule.md CLI-6). A missing key is left to step 3.
+func (l *loader) artifactIdentity() *diag.Diagnostic {
+	m := l.m
+	if l.present("name") {
+		if p := NameProblem(m.Name); p != "" {
+			return diag.BldName(m.Name, p)
+		}
+	}
+	if IsReservedVersion(m.Version) {
+		return diag.RegReservedVersion(m.Version)
+	}
+	return nil
+}
+
+// artifactKind checks what each artifact kind must hold (STORE-1).
+func (l *loader) artifactKind(dir string) *diag.Diagnostic {
+	m := l.m
+	if m.Implementation == "wasm" {
+		return diag.ManInvalid(l.file, "implementation", "'wasm' artifacts are not supported by this build; a tool is a native executable")
+	}
+	if strings.EqualFold(m.Execution, "wasm") {
+		return diag.ManInvalid(l.file, "execution", "'wasm' artifacts are not supported by this build; a tool is a native executable")
+	}
+	switch m.Kind() {
+	case "driver", "hook":
+		return diag.ManInvalid(l.file, "runtime", fmt.Sprintf("'%s' artifacts are not supported by this build; install a capsule, tool or skill", m.Runtime))
+	case "tool":
+		if m.Implementation != "" && m.Implementation != "native" {
+			return diag.ManNotOneOf(l.file, "implementation", m.Implementation, "native")
+		}
+		if m.Command == "" {
+			return diag.ManMissingKey(l.file, "command")
+		}
+		if isAbs(m.Command) || escapes(m.Command) {
+			return diag.ManInvalid(l.file, "command", fmt.Sprintf("'%s' must be a path inside the artifact directory", m.Command))
+		}
+		return statFile(filepath.Join(dir, m.Command))
+	case "skill":
+		return statFile(filepath.Join(dir, SkillFile))
+	}
+	return nil
+}
+
+// SkillFile is a skill artifact's body, returned as the call's result (STORE-1).
+const SkillFile = "skill.md"
+
+func statFile(path string) *diag.Diagnostic {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return diag.IONotFound(path).WithErr(err)
+	case err != nil:
+		return diag.IOError(path, osErrText(err)).WithErr(err)
+	case !fi.Mode().IsRegular():
+		return diag.IOError(path, "not a regular file")
+	}
+	return nil
+}
+
+// Kind is the artifact role: Runtime, or "capsule" when absent.
+func (m *Manifest) Kind() string {
+	if m.Runtime == "" {
+		return "capsule"
+	}
+	return m.Runtime
+}
+
+// MurVersionWarning is W-SEC-019 when mur_version pins a version other than
+// running, else nil (capsule.md §1.2; the run continues).
+func (m *Manifest) MurVersionWarning(running string) *diag.Diagnostic {
+	if m.MurVersion == "" || m.MurVersion == running {
+		return nil
+	}
+	return diag.SecVersionPin(m.MurVersion, running)
+}
+
+// GraceWarning is W-SEC-022 when shell_grace_secs is set without
+// task_acceptance: queue and after_task: sleep, else nil (MAN-10). Call it
+// after the --lifecycle-* overrides are applied.
+func (lc Lifecycle) GraceWarning() *diag.Diagnostic {
+	if lc.ShellGraceSecs == nil || lc.TaskAcceptance == "queue" && lc.AfterTask == "sleep" {
+		return nil
+	}
+	return diag.SecGraceLifecycle()
+}
