@@ -220,12 +220,21 @@ func RunBind(addr string, port int, osErr string) *Diagnostic {
 
 // RunNoSuchPID is E-RUN-022 `<ses> is not running: no process holds pid <n>`.
 func RunNoSuchPID(ses string, pid int) *Diagnostic {
-	return mk(ERUN022, fmt.Sprintf("%s is not running: no process holds pid %d", ses, pid), hintSessionAddr)
+	return mk(ERUN022, ses+" is not running: "+ReasonNoSuchPID(pid), hintSessionAddr)
 }
 
 // RunPIDReused is E-RUN-022 for a pid held by a process that started at another time.
 func RunPIDReused(ses string, pid int) *Diagnostic {
-	return mk(ERUN022, fmt.Sprintf("%s is not running: pid %d is held by a process that started at another time", ses, pid), hintSessionAddr)
+	return mk(ERUN022, ses+" is not running: "+ReasonPIDReused(pid), hintSessionAddr)
+}
+
+// ReasonNoSuchPID is E-RUN-022's reason `no process holds pid <n>`, also the
+// reason of `mur ps`'s `pruned: <ses> — <reason>` lines (capsule.md CLI-12).
+func ReasonNoSuchPID(pid int) string { return fmt.Sprintf("no process holds pid %d", pid) }
+
+// ReasonPIDReused is E-RUN-022's reason for a reused pid (also CLI-12's pruned lines).
+func ReasonPIDReused(pid int) string {
+	return fmt.Sprintf("pid %d is held by a process that started at another time", pid)
 }
 
 // RunNoneRunning is E-RUN-022 when no capsule runs here.
