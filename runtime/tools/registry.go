@@ -1,0 +1,234 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// Grants are the declarations that decide which runtime-provided tools exist
+// (tools.md §1). The session fills them from the manifest and formation.
+type Grants struct {
+	ShellAllow   []string // capabilities.shell.allow, in order
+	ShellGrace   bool     // lifecycle.shell_grace_secs is set
+	PlanSubmit   bool     // capabilities.plan.submit
+	SwitchDriver bool     // control.agent_settings lists inference.driver
+	Callees      []string // formation callees (roster order); non-empty: call-member, end-without-answer
+	Install      bool     // capabilities.install under transport: http
+}
+
+// Config builds a Registry.
+type Config struct {
+	Grants Grants
+	// Artifacts are the declared tool and skill artifacts (native tools and
+	// skills), in manifest order.
+	Artifacts []Artifact
+	// Shell answers the shell binary tools; required when ShellAllow is non-empty.
+	Shell *Shell
+	// Impl holds this build's implementations of tools 2–12 by name. A granted
+	// tool without one is not staged (ours; its calls read NotSupported).
+	Impl map[string]Tool
+}
+
+// Artifact is a declared tool or skill artifact with its staged manifest.
+type Artifact interface {
+	Tool
+	// Manifest is the artifact's murmur.yaml bytes, staged as they are (STORE-8).
+	Manifest() []byte
+	// Required lists the input_schema's required fields (LOOP-9).
+	Required() []string
+}
+
+// Registry is one session's evaluation of tools.md §1: staging, the inventory
+// sent to the model, session_start.tools_declared and dispatch all read it
+// (tools.md §17). It is immutable after Build.
+type Registry struct {
+	inventory []Tool
+	runtime   map[string]Tool // staged tools 2–12
+	native    map[string]Artifact
+	shell     map[string]Tool
+	skill     map[string]Artifact
+	granted   map[string]bool // tools 2–12 granted but not answered by this build
+}
+
+// Build evaluates the grants once (STAGE-1..8). Warnings are W-SEC-019 for
+// shell entries that yield to a runtime-provided name (STAGE-7).
+func Build(cfg Config) (*Registry, []*diag.Diagnostic) {
+	r := &Registry{
+		runtime: map[string]Tool{}, native: map[string]Artifact{},
+		shell: map[string]Tool{}, skill: map[string]Artifact{}, granted: map[string]bool{},
+	}
+	var warns []*diag.Diagnostic
+	taken := map[string]bool{}
+	for _, a := range cfg.Artifacts {
+		s := a.Spec()
+		if taken[s.Name] {
+			continue
+		}
+		taken[s.Name] = true
+		r.inventory = append(r.inventory, a)
+		if s.Kind == KindSkill {
+			r.skill[s.Name] = a
+		} else {
+			r.native[s.Name] = a
+		}
+	}
+	for _, bin := range cfg.Grants.ShellAllow {
+		switch {
+		case IsProvided(bin):
+			warns = append(warns, diag.SecShellShadowed(bin))
+		case taken[bin]:
+			// STAGE-7: the artifact's manifest wins; the shell yields silently.
+		case cfg.Shell != nil:
+			taken[bin] = true
+			t := cfg.Shell.Tool(bin)
+			r.shell[bin] = t
+			r.inventory = append(r.inventory, t)
+		}
+	}
+	for _, name := range Provided {
+		if !granted(cfg.Grants, name) {
+			continue
+		}
+		t, ok := cfg.Impl[name]
+		if !ok {
+			r.granted[name] = true
+			continue
+		}
+		r.runtime[name] = t
+		r.inventory = append(r.inventory, t)
+	}
+	return r, warns
+}
+
+// granted reports whether name's §1 grant is present.
+func granted(g Grants, name string) bool {
+	switch name {
+	case NameSubmitPlan:
+		return g.PlanSubmit
+	case NameSwitchDriver:
+		return g.SwitchDriver
+	case NameCallMember, NameEndWithoutAnswer:
+		return len(g.Callees) > 0
+	case NamePullArtifact, NameRemoveArtifact:
+		return g.Install
+	case NameSessionStatus:
+		return true // every agent capsule
+	case NameBackgroundCommand:
+		return len(g.ShellAllow) > 0 && g.ShellGrace
+	}
+	return false // 2–4: LATER
+}
+
+// Inventory is the tools sent to the model, in order: artifacts (manifest
+// order), shell binaries (allow order), then tools 2–12 (§1 order).
+func (r *Registry) Inventory() []Spec {
+	out := make([]Spec, len(r.inventory))
+	for i, t := range r.inventory {
+		out[i] = t.Spec()
+	}
+	return out
+}
+
+// Declared is session_start.tools_declared: the inventory's names (STAGE-3).
+func (r *Registry) Declared() []string {
+	out := make([]string, len(r.inventory))
+	for i, t := range r.inventory {
+		out[i] = t.Spec().Name
+	}
+	return out
+}
+
+// Lookup resolves a call's tool name by STAGE-8's precedence. When no tool
+// answers, refusal is the unfenced error text (TOOL-4, LOOP-9).
+func (r *Registry) Lookup(name string) (t Tool, refusal string) {
+	if t, ok := r.runtime[name]; ok {
+		return t, ""
+	}
+	if IsProvided(name) {
+		if r.granted[name] {
+			return nil, NotSupported(name)
+		}
+		return nil, NotStaged(name)
+	}
+	if a, ok := r.native[name]; ok {
+		return a, ""
+	}
+	if t, ok := r.shell[name]; ok {
+		return t, ""
+	}
+	if a, ok := r.skill[name]; ok {
+		return a, ""
+	}
+	return nil, NotInInventory(name)
+}
+
+// MissingRequired returns the required input fields an artifact call lacks
+// (LOOP-9); nil for every other tool.
+func (r *Registry) MissingRequired(t Tool, input json.RawMessage) []string {
+	a, ok := t.(Artifact)
+	if !ok {
+		return nil
+	}
+	obj := decodeObject(input)
+	var missing []string
+	for _, f := range a.Required() {
+		if _, ok := obj[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	return missing
+}
+
+// stagedManifest is a runtime-provided tool's murmur.yaml (STAGE-2).
+type stagedManifest struct {
+	Name           string `yaml:"name"`
+	Version        string `yaml:"version"`
+	Runtime        string `yaml:"runtime"`
+	Implementation string `yaml:"implementation"`
+	Description    string `yaml:"description"`
+	InputSchema    string `yaml:"input_schema"`
+}
+
+// Stage writes tools/<name>/murmur.yaml under the runtime directory for every
+// inventory entry: artifacts' own manifests first, then the runtime-provided
+// ones (STAGE-1, STAGE-2, STORE-8). Nothing is written for an absent grant.
+func (r *Registry) Stage(runtimeDir string) error {
+	var arts, rest []Tool
+	for _, t := range r.inventory {
+		if _, ok := t.(Artifact); ok {
+			arts = append(arts, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	for _, t := range append(arts, rest...) {
+		s := t.Spec()
+		var body []byte
+		if a, ok := t.(Artifact); ok {
+			body = a.Manifest()
+		} else {
+			var err error
+			body, err = yaml.Marshal(stagedManifest{
+				Name: s.Name, Version: "0.0.0", Runtime: "tool", Implementation: "native",
+				Description: s.Description, InputSchema: string(s.InputSchema),
+			})
+			if err != nil {
+				return fmt.Errorf("stage %s: %w", s.Name, err)
+			}
+		}
+		dir := filepath.Join(runtimeDir, "tools", s.Name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("stage %s: %w", s.Name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), body, 0o600); err != nil {
+			return fmt.Errorf("stage %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}

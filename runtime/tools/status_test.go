@@ -1,0 +1,44 @@
+package tools
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestSessionStatusFull_STATUS1(t *testing.T) {
+	start := time.Date(2026, 10, 20, 12, 30, 0, 0, time.UTC)
+	now := start.Add(1834*time.Second + 900*time.Millisecond)
+	snap := StatusSnapshot{
+		Now: now, SessionStart: start, TaskStart: ptr(start.Add(44 * time.Second)),
+		Deadline:  ptr(time.Date(2026, 10, 20, 14, 0, 0, 0, time.UTC)),
+		TurnsUsed: 42, KeepWorking: &Counter{Used: 3, Limit: 20}, DoneCheck: &Counter{Used: 1, Limit: 3},
+		Context: &ContextInfo{UsedTokens: 61234, WindowTokens: ptr(int64(200000)), MaxTokens: 8192},
+		Input:   ptr(int64(812345)), Output: ptr(int64(23456)), Cached: ptr(int64(600000)), CacheWrite: ptr(int64(10000)),
+		SpendTokens: 835801,
+	}
+	tool := SessionStatus(func(*CallContext) StatusSnapshot { return snap })
+	res := tool.Call(context.Background(), &CallContext{TaskID: "tsk_a", Turn: 3}, nil)
+	if res.Status != Passed || res.IsError() || len(res.Notes) != 0 {
+		t.Errorf("result = %+v", res)
+	}
+	checkGolden(t, "session_status_full", res.Data)
+	if len(res.Records) != 1 || res.Records[0].Type != "session_status" {
+		t.Fatalf("records = %+v", res.Records)
+	}
+}
+
+func TestSessionStatusNoneUnknown_STATUS1(t *testing.T) {
+	start := time.Unix(1760000000, 0)
+	snap := StatusSnapshot{
+		Now: start.Add(5 * time.Second), SessionStart: start, MaxTurns: ptr(10),
+		Context: &ContextInfo{UsedTokens: 100, WindowTokens: ptr(int64(32000)), MaxInput: ptr(int64(16000)), MaxTokens: 8192, Actual: true},
+		Input:   ptr(int64(80)), Output: ptr(int64(20)), Unreported: 1, SpendTokens: 100, Ceiling: ptr(int64(5000)),
+	}
+	checkGolden(t, "session_status_none", JSON(StatusObject(snap)))
+	snap.Context = nil
+	snap.Deadline = ptr(start.Add(-time.Second))
+	checkGolden(t, "session_status_before_turn", JSON(StatusObject(snap)))
+}
