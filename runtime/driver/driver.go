@@ -30,11 +30,11 @@ type Encoder interface {
 
 // Request is one turn's input (DRV-1, LOOP-7).
 type Request struct {
-	Model     string     // the current choice's model
-	System    string     // the system prompt; "" sends none
-	Messages  []Message  // the neutral conversation, oldest first
-	Tools     []ToolSpec // the inventory; empty sends none
-	MaxTokens int        // the per-turn output cap (inference.max_tokens)
+	Model     string     `json:"model"`      // the current choice's model
+	System    string     `json:"system"`     // the system prompt; "" sends none
+	Messages  []Message  `json:"messages"`   // the neutral conversation, oldest first
+	Tools     []ToolSpec `json:"tools"`      // the inventory; empty sends none
+	MaxTokens int        `json:"max_tokens"` // the per-turn output cap (inference.max_tokens)
 }
 
 // ToolSpec describes one tool of the inventory.
