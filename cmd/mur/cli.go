@@ -79,7 +79,8 @@ func printUsage(w io.Writer, usage string, fs *flag.FlagSet) {
 		if len(f.Name) == 1 {
 			name = "-" + f.Name
 		}
-		fmt.Fprintf(w, "  %-28s %s\n", name+flagArg(f), f.Usage)
+		_, text := flag.UnquoteUsage(f) // a `word` in the usage names the argument; print it bare
+		fmt.Fprintf(w, "  %-28s %s\n", name+flagArg(f), text)
 	})
 }
 
