@@ -222,3 +222,29 @@ func checkKeys(file string, n *yaml.Node, depth int) *diag.Diagnostic {
 	}
 	return nil
 }
+
+var yamlTypeLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// DecodeYAML decodes one YAML document from data into v (yaml.v3 rules) for
+// the machine-written files next to a manifest (murmur.lock). A syntax or
+// type error is E-MAN-002 naming file, line and column; an empty document
+// leaves v unchanged.
+func DecodeYAML(file string, data []byte, v any) error {
+	root, err := parseYAML(file, data)
+	if err != nil || root == nil {
+		return err
+	}
+	if err := root.Decode(v); err != nil {
+		line, msg := 1, err.Error()
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			msg = te.Errors[0]
+			if m := yamlTypeLine.FindStringSubmatch(msg); m != nil {
+				line, _ = strconv.Atoi(m[1])
+				msg = m[2]
+			}
+		}
+		return yamlDiag(file, data, fmt.Errorf("yaml: line %d: %s", line, msg))
+	}
+	return nil
+}

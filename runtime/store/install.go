@@ -1,0 +1,218 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+)
+
+// ArtifactID names an artifact to install: bare name, exact version, and
+// its runtime (capsule, tool or skill), from its own manifest.
+type ArtifactID struct {
+	Name    string
+	Version string
+	Runtime string
+}
+
+// Install copies srcDir into scope's store as a.Name@a.Version (capsule.md
+// CLI-6): STORE-4's selection is copied and hashed, meta.json written, and
+// for the project store murmur.lock upserted (origin operator). An existing
+// install of the same name@version is replaced. Refusals create nothing:
+// E-BLD-002 for a symlink, E-REG-005 when the lock pins a.Name at another
+// version or hash. The manifest in srcDir must already be validated
+// (manifest.LoadArtifact).
+func (s Stores) Install(srcDir string, a ArtifactID, scope Scope) (Resolved, error) {
+	sum, err := Hash(srcDir)
+	if err != nil {
+		return Resolved{}, err
+	}
+	lock, err := s.checkPin(scope, a.Name, a.Version, sum)
+	if err != nil {
+		return Resolved{}, err
+	}
+	abs, err := filepath.Abs(srcDir)
+	if err != nil {
+		return Resolved{}, err
+	}
+	r, err := s.place(scope, abs, a, sum, abs)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return r, s.pin(scope, lock, a, sum)
+}
+
+// InstallFromGlobal installs the given artifacts into the project store and
+// pins them (capsule.md CLI-6: `mur install`, `mur install <name>@<version>`).
+// One already held by the project store (hash verified) is only pinned;
+// otherwise it is copied from the global store. Refusals copy nothing:
+// E-REG-001 naming every artifact neither store holds, E-REG-002, E-IO-001,
+// E-REG-005. The results follow refs' order; Runtime is each meta.json's.
+func (s Stores) InstallFromGlobal(refs []ArtifactID) ([]Resolved, error) {
+	if s.ProjectDir == "" {
+		return nil, errors.New("install from the global store: no project here")
+	}
+	type plan struct {
+		id  ArtifactID
+		src Resolved
+	}
+	var plans []plan
+	var missing []string
+	for _, ref := range refs {
+		src, ok, err := s.source(ref)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			missing = append(missing, ref.Name+"@"+ref.Version)
+			continue
+		}
+		plans = append(plans, plan{id: ArtifactID{Name: ref.Name, Version: ref.Version, Runtime: src.Meta.Runtime}, src: src})
+	}
+	if len(missing) > 0 {
+		return nil, diag.RegNotInGlobal(missing)
+	}
+	for _, p := range plans {
+		if _, err := s.checkPin(ScopeProject, p.id.Name, p.id.Version, p.src.SHA256); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Resolved, 0, len(plans))
+	for _, p := range plans {
+		r := p.src
+		if p.src.Scope == ScopeGlobal {
+			var err error
+			if r, err = s.place(ScopeProject, p.src.TreeDir, p.id, p.src.SHA256, p.src.TreeDir); err != nil {
+				return out, err
+			}
+		}
+		lock, err := ReadLock(s.ProjectDir)
+		if err != nil {
+			return out, err
+		}
+		if err := s.pin(ScopeProject, lock, p.id, r.SHA256); err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// source finds what `mur install` installs ref from: the project store's
+// copy when it verifies, else the global store's. ok is false when neither
+// store holds ref.
+func (s Stores) source(ref ArtifactID) (Resolved, bool, error) {
+	pdir := filepath.Join(s.Root(ScopeProject), ref.Name, ref.Version)
+	var projErr error
+	if exists(pdir) {
+		r, err := resolveIn(ScopeProject, pdir, ref.Name, ref.Version)
+		if err == nil {
+			return r, true, nil
+		}
+		projErr = err // a damaged project copy is replaced from the global store
+	}
+	gdir := filepath.Join(s.Root(ScopeGlobal), ref.Name, ref.Version)
+	if !exists(gdir) {
+		return Resolved{}, projErr != nil, projErr
+	}
+	r, err := resolveIn(ScopeGlobal, gdir, ref.Name, ref.Version)
+	return r, err == nil, err
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// checkPin reads the project lock and refuses E-REG-005 when it pins name
+// at another version or hash. The global scope never reads the lock.
+func (s Stores) checkPin(scope Scope, name, version, sum string) (*Lock, error) {
+	if scope != ScopeProject {
+		return nil, nil
+	}
+	lock, err := ReadLock(s.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := lock.Find(name); ok && (e.ResolvedVersion != version || e.SHA256 != sum) {
+		return nil, diag.RegLockPin(name, e.ResolvedVersion, e.SHA256, "this install is", version, sum)
+	}
+	return lock, nil
+}
+
+// pin upserts the project lock's entry for a (STORE-5: mur install upserts).
+func (s Stores) pin(scope Scope, lock *Lock, a ArtifactID, sum string) error {
+	if scope != ScopeProject {
+		return nil
+	}
+	if lock == nil {
+		lock = &Lock{LockVersion: LockVersion}
+	}
+	want := LockEntry{Name: a.Name, ResolvedVersion: a.Version, Runtime: a.Runtime, SHA256: sum, Origin: OriginOperator}
+	if e, ok := lock.Find(a.Name); ok && e == want {
+		return nil
+	}
+	lock.Upsert(want)
+	return WriteLock(s.ProjectDir, lock)
+}
+
+// place copies srcTree into <store>/<name>/<version>/tree with meta.json,
+// via a temporary sibling and rename; the copy must hash to sum.
+func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath string) (Resolved, error) {
+	root := s.Root(scope)
+	if root == "" {
+		return Resolved{}, errors.New("no project store here")
+	}
+	if scope == ScopeProject {
+		if err := os.MkdirAll(filepath.Join(s.ProjectDir, ".murmur"), 0o700); err != nil {
+			return Resolved{}, err
+		}
+	}
+	nameDir := filepath.Join(root, a.Name)
+	for _, d := range []string{root, nameDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return Resolved{}, err
+		}
+	}
+	tmp := filepath.Join(nameDir, ".tmp-"+randSuffix())
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return Resolved{}, err
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; cleans up on failure
+	tree := filepath.Join(tmp, "tree")
+	if err := copyTree(srcTree, tree); err != nil {
+		return Resolved{}, fmt.Errorf("copy %s into the %s store: %w", srcTree, scope, err)
+	}
+	got, err := Hash(tree)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if got != sum {
+		return Resolved{}, fmt.Errorf("copy %s into the %s store: the source changed while it was copied", srcTree, scope)
+	}
+	meta := Meta{Name: a.Name, Version: a.Version, Runtime: a.Runtime, SHA256: sum,
+		InstalledAt: time.Now().UTC().Format(time.RFC3339), SourcePath: sourcePath}
+	data, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return Resolved{}, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "meta.json"), append(data, '\n'), 0o600); err != nil {
+		return Resolved{}, err
+	}
+	final := filepath.Join(nameDir, a.Version)
+	if _, err := os.Stat(final); err == nil {
+		old := filepath.Join(nameDir, ".old-"+randSuffix())
+		if err := os.Rename(final, old); err != nil {
+			return Resolved{}, err
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Scope: scope, Dir: final, TreeDir: filepath.Join(final, "tree"), SHA256: sum, Meta: meta}, nil
+}
