@@ -1,16 +1,283 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/running"
 )
 
-// cmdStop is a placeholder until its owner lands it (see ARCHITECTURE.md).
+// cmdStop is `mur stop <session>` (capsule.md CLI-13); `mur stop <frm_id>` is
+// formations.md FCLI-6, in stop_formation.go.
 var cmdStop = &command{
 	name:    "stop",
 	summary: "stop a running session or formation",
-	run: func(ctx context.Context, env *Env, args []string) int {
-		fmt.Fprintln(env.Stderr, "error: mur stop is not built yet")
-		return 1
-	},
+	run:     runStop,
+}
+
+const stopUsage = `Usage: mur stop <session> [--timeout <s>]
+       mur stop <frm_id> [--timeout <s>]
+
+Stops a running session: asks its door to cancel every live task
+(session/stop, with the operator token), waits up to 5 s for each canceled
+task to end in the trace, sends SIGTERM, and SIGKILL if the process is still
+running --timeout seconds later. The pid and its start time are checked before
+every signal. <session> is a full session id, the last 4 or more characters of
+one, or @N (the N-th newest running session). A frm_ id stops a formation.`
+
+// Bounds of CLI-13's waits.
+const (
+	stopAskTimeout  = 5 * time.Second       // the session/stop call
+	stopTaskWait    = 5 * time.Second       // per canceled task, for its ending in the trace
+	stopKillWait    = 5 * time.Second       // after SIGKILL (E-RUN-024)
+	stopPollEvery   = 20 * time.Millisecond // how often a pid or a trace is looked at again
+	defaultStopWait = 10                    // --timeout default, seconds
+)
+
+func runStop(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
+	timeout := fs.Int("timeout", defaultStopWait, "`seconds` between SIGTERM and SIGKILL; 0 sends SIGKILL at once")
+	pos, code, done := parseInterspersed(env, "stop", stopUsage, fs, args)
+	if done {
+		return code
+	}
+	switch {
+	case len(pos) == 0:
+		return usageError(env, "stop", "missing argument: the session or formation to stop")
+	case len(pos) > 1:
+		return usageError(env, "stop", fmt.Sprintf("unexpected argument '%s'", pos[1]))
+	case *timeout < 0:
+		return usageError(env, "stop", fmt.Sprintf("--timeout must be 0 or more seconds, not %d", *timeout))
+	}
+	wait := time.Duration(*timeout) * time.Second
+	if strings.HasPrefix(pos[0], a2a.PrefixFormation) {
+		return stopFormation(ctx, env, pos[0], wait)
+	}
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	rec, err := resolveRunning(home, pos[0])
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	out, err := stopSession(ctx, home, rec, wait)
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	fmt.Fprint(env.Stdout, out)
+	return 0
+}
+
+// stopSession runs CLI-13's three steps for one running record and returns
+// the stdout block. An unconfirmed pid is never signalled: E-RUN-022 (gone or
+// started at another time; the record is removed) or E-RUN-024 (start time
+// unreadable; the record is kept).
+func stopSession(ctx context.Context, home string, rec *running.Record, wait time.Duration) (string, error) {
+	if err := confirm(home, rec); err != nil {
+		return "", err
+	}
+	// (1) session/stop at the door, then each canceled task's ending.
+	res, askErr := askStop(ctx, rec)
+	if askErr == nil {
+		trace := rec.RecordsDir + "/" + records.TraceFile
+		for _, id := range res.Canceled {
+			waitTaskEnding(ctx, trace, string(id), stopTaskWait)
+		}
+	}
+	// (2) SIGTERM, (3) SIGKILL after wait.
+	signal, err := terminate(ctx, rec, wait)
+	if err != nil {
+		return "", err
+	}
+	_ = running.Remove(home, rec.SessionID) // SIGKILL left it behind; SIGTERM's session removed it itself
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "stopped: %s\n", rec.SessionID)
+	fmt.Fprintf(&b, "capsule: %s@%s\n", rec.Name, rec.Version)
+	fmt.Fprintf(&b, "signal:  %s\n", signal)
+	if askErr != nil {
+		fmt.Fprintf(&b, "residue: unknown — the capsule could not be asked: %s\n", askErr)
+		return b.String(), nil
+	}
+	for _, id := range res.Canceled {
+		fmt.Fprintf(&b, "canceled: %s\n", id)
+	}
+	if len(res.Residue) == 0 {
+		b.WriteString("residue: nothing else was left running\n")
+	} else {
+		fmt.Fprintf(&b, "residue: %s\n", residueText(res.Residue))
+	}
+	return b.String(), nil
+}
+
+// residueText lists what session/stop says the session leaves running (its
+// shape is LATER, METH-STOP-1): strings as they are, anything else as JSON.
+func residueText(items []any) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		if s, ok := it.(string); ok {
+			parts[i] = s
+			continue
+		}
+		b, _ := json.Marshal(it)
+		parts[i] = string(b)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// confirm checks the record's pid before anything is asked or signalled.
+func confirm(home string, rec *running.Record) error {
+	switch rec.Check() {
+	case running.Gone:
+		_ = running.Remove(home, rec.SessionID)
+		return diag.RunNoSuchPID(rec.SessionID, rec.PID)
+	case running.Reused:
+		_ = running.Remove(home, rec.SessionID)
+		return diag.RunPIDReused(rec.SessionID, rec.PID)
+	case running.Unconfirmed:
+		return diag.RunStartUnreadable(rec.SessionID, rec.PID)
+	}
+	return nil
+}
+
+// askStop calls session/stop with the record's operator token (door.md
+// METH-STOP-1); a public door is called without one.
+func askStop(ctx context.Context, rec *running.Record) (*a2a.StopSessionResult, error) {
+	c, err := client.New(client.Config{BaseURL: rec.URL, Token: rec.Tokens.Operator(), RequestTimeout: stopAskTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return c.StopSession(ctx)
+}
+
+// terminate sends SIGTERM, then SIGKILL if the process outlives wait, each
+// after verifying pid and start time, and returns the `signal:` value.
+func terminate(ctx context.Context, rec *running.Record, wait time.Duration) (string, error) {
+	err := running.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGTERM)
+	switch {
+	case errors.Is(err, running.ErrGone):
+		// Ended on its own once its tasks were canceled (lifecycle exit).
+		return "none — the session ended after session/stop", nil
+	case err != nil:
+		return "", signalError(rec, "SIGTERM", err)
+	}
+	if wait > 0 && waitGone(ctx, rec, wait) {
+		return "SIGTERM", nil
+	}
+	err = running.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGKILL)
+	switch {
+	case errors.Is(err, running.ErrGone):
+		return "SIGTERM", nil
+	case err != nil:
+		return "", signalError(rec, "SIGKILL", err)
+	}
+	if !waitGone(ctx, rec, stopKillWait) {
+		return "", diag.RunSurvivedKill(rec.SessionID, rec.PID)
+	}
+	return fmt.Sprintf("SIGKILL after %ds", int(wait/time.Second)), nil
+}
+
+// signalError maps a refused signal to E-RUN-024 (or E-RUN-022 for a pid now
+// held by another process).
+func signalError(rec *running.Record, sig string, err error) error {
+	switch {
+	case errors.Is(err, running.ErrReused):
+		return diag.RunPIDReused(rec.SessionID, rec.PID)
+	case errors.Is(err, running.ErrStartUnreadable):
+		return diag.RunStartUnreadable(rec.SessionID, rec.PID)
+	}
+	why := err.Error()
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		why = errno.Error()
+	}
+	return diag.RunSignalRefused(rec.SessionID, sig, rec.PID, why).WithErr(err)
+}
+
+// waitGone reports whether the record's process is gone within d.
+func waitGone(ctx context.Context, rec *running.Record, d time.Duration) bool {
+	return pollUntil(ctx, d, func() bool { return rec.Check() == running.Gone || rec.Check() == running.Reused })
+}
+
+// pollUntil calls cond every stopPollEvery until it holds (true) or d passes
+// or ctx ends (false). There is no event for a foreign process's exit or a
+// trace line, so both are looked at again and again.
+func pollUntil(ctx context.Context, d time.Duration, cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(stopPollEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return cond()
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		}
+	}
+}
+
+// waitTaskEnding waits up to d for task id's ending in the trace at path: its
+// task_end, or a queued task's task_canceled (capsule.md LOOP-16). It reads
+// only the lines appended since its last look.
+func waitTaskEnding(ctx context.Context, path, id string, d time.Duration) bool {
+	var off int64
+	return pollUntil(ctx, d, func() bool {
+		found, next := scanTaskEnding(path, id, off)
+		off = next
+		return found
+	})
+}
+
+// scanTaskEnding reads complete lines of path from offset off and reports
+// whether one ends task id, and the offset after the last complete line.
+func scanTaskEnding(path, id string, off int64) (bool, int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, off
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return false, off
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return false, off
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1 // a partial last line waits for the next look
+	for _, line := range bytes.Split(data[:end], []byte("\n")) {
+		var ev struct {
+			EventType string `json:"event_type"`
+			TaskID    string `json:"task_id"`
+			Phase     string `json:"phase"`
+		}
+		if json.Unmarshal(line, &ev) != nil || ev.TaskID != id {
+			continue
+		}
+		if ev.EventType == "task_end" || ev.EventType == "task_canceled" && ev.Phase == "queued" {
+			return true, off + int64(end)
+		}
+	}
+	return false, off + int64(end)
 }

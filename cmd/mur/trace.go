@@ -2,15 +2,113 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/traceview"
 )
 
-// cmdTrace is a placeholder until its owner lands it (see ARCHITECTURE.md).
+// cmdTrace is `mur trace show` (capsule.md CLI-9, CLI-10).
 var cmdTrace = &command{
 	name:    "trace",
 	summary: "show a session's trace",
-	run: func(ctx context.Context, env *Env, args []string) int {
-		fmt.Fprintln(env.Stderr, "error: mur trace is not built yet")
-		return 1
-	},
+	run:     runTrace,
+}
+
+const traceUsage = `Usage: mur trace show [<session>] [--workdir <dir>]
+
+Summarizes one session's trace.jsonl, read from its records directory under
+$MURMUR_HOME/records/<workdir>/. <session> is a full session id, the last 4 or
+more characters of one, @N (the N-th newest session) or a path to a
+trace.jsonl or a session directory; the default is @1.`
+
+func runTrace(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("trace show", flag.ContinueOnError)
+	workdir := fs.String("workdir", "", "the `dir` whose records group holds the sessions (default: the current directory)")
+	if len(args) == 0 {
+		return usageError(env, "trace", "missing subcommand: mur trace show")
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		printUsage(env.Stdout, traceUsage, fs)
+		return 0
+	case "show":
+	default:
+		return usageError(env, "trace", fmt.Sprintf("unknown subcommand '%s'", args[0]))
+	}
+	pos, code, done := parseInterspersed(env, "trace show", traceUsage, fs, args[1:])
+	if done {
+		return code
+	}
+	if len(pos) > 1 {
+		return usageError(env, "trace show", fmt.Sprintf("unexpected argument '%s'", pos[1]))
+	}
+	var arg string
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	out, err := traceShow(env, *workdir, arg)
+	if err != nil {
+		return fail(env, "trace show", err)
+	}
+	fmt.Fprint(env.Stdout, out)
+	return 0
+}
+
+// traceShow resolves the session (CLI-9) and renders its summary (CLI-10).
+func traceShow(env *Env, workdir, arg string) (string, error) {
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if workdir == "" {
+		if workdir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	group, err := records.GroupDir(home, workdir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", diag.IONotFound(workdir).WithErr(err)
+	}
+	if err != nil {
+		return "", err
+	}
+	path, err := records.Resolve(group, arg)
+	if err != nil {
+		return "", err
+	}
+	tr, err := traceview.Read(path)
+	if err != nil {
+		return "", err
+	}
+	return traceview.Render(tr), nil
+}
+
+// parseInterspersed parses flags that may come before, between or after the
+// positional arguments (`mur trace show @2 --workdir x`), returning the
+// positional ones in order. done and code are as parseFlags's. After "--",
+// everything is positional.
+func parseInterspersed(env *Env, name, usage string, fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	for {
+		before := len(args)
+		rest, code, done := parseFlags(env, name, usage, fs, args)
+		if done {
+			return nil, code, true
+		}
+		if len(rest) == 0 {
+			return pos, 0, false
+		}
+		// flag.Parse drops a "--" terminator: all that follows is positional.
+		consumed := args[:before-len(rest)]
+		if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), 0, false
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
