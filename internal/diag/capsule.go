@@ -108,6 +108,11 @@ func ManOverride(flag, fault string) *Diagnostic {
 	return mk(EMAN003, fmt.Sprintf("--%s: %s", flag, fault), "correct --"+flag)
 }
 
+// ManOverrideNotOneOf is ManOverride with the fault `'<value>' is not one of <a>, <b>`.
+func ManOverrideNotOneOf(flag, value string, allowed ...string) *Diagnostic {
+	return ManOverride(flag, fmt.Sprintf("'%s' is not one of %s", value, strings.Join(allowed, ", ")))
+}
+
 // CapNetworkEntry is E-CAP-001.
 func CapNetworkEntry(entry, reason string) *Diagnostic {
 	return mk(ECAP001, fmt.Sprintf("invalid network allow entry '%s': %s", entry, reason),
