@@ -1,0 +1,359 @@
+package door
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/internal/task"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s = %q, want %q", name, got, want)
+	}
+}
+
+const testSession = "ses_019f01a940ce7761854e768ecbe3d399"
+
+// opts shapes a test door.
+type opts struct {
+	acceptance task.Mode
+	depth      int
+	peerTasks  bool
+	auth       bool
+	declared   []Credential
+	formation  *Formation
+	maxBody    int64
+	heartbeat  time.Duration // 0: DefaultHeartbeat
+	noExecutor bool
+	logs       *syncBuffer
+}
+
+// testDoor is a door served on a real loopback listener, with an executor
+// goroutine pulling its tasks.
+type testDoor struct {
+	t      *testing.T
+	door   *Server
+	reg    *task.Registry
+	url    string
+	tokens map[string]string // credential → token
+	exec   *executor
+}
+
+func startDoor(t *testing.T, o opts) *testDoor {
+	t.Helper()
+	t.Setenv("MURMUR_HOME", t.TempDir())
+	if o.acceptance == "" {
+		o.acceptance = task.ModeQueue
+	}
+	if o.depth == 0 {
+		o.depth = 16
+	}
+	reg, err := task.New(task.Config{Acceptance: o.acceptance, QueueDepth: o.depth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := &testDoor{t: t, reg: reg, url: "http://" + ln.Addr().String(), tokens: map[string]string{}}
+	logger := slog.New(slog.DiscardHandler)
+	if o.logs != nil {
+		logger = slog.New(slog.NewTextHandler(o.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	cfg := Config{
+		Registry:   reg,
+		Card:       agentcard.Config{Name: "coder", Version: "1.2.0", URL: td.url},
+		Acceptance: o.acceptance,
+		PeerTasks:  o.peerTasks,
+		SessionID:  testSession,
+		Logger:     logger,
+		MaxBody:    o.maxBody,
+	}
+	cfg.Heartbeat = o.heartbeat
+	if o.auth {
+		toks, err := MintTokens(o.declared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range toks {
+			td.tokens[tk.Credential] = string(tk.Value)
+		}
+		cfg.Auth = &Auth{Realm: "coder", Tokens: toks, Formation: o.formation}
+	}
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.door = d
+	served := make(chan error, 1) // Serve's one result
+	go func() { served <- d.Serve(ln) }()
+	if !o.noExecutor {
+		td.exec = startExecutor(reg)
+	}
+	t.Cleanup(func() {
+		if td.exec != nil {
+			td.exec.stop()
+		}
+		if err := d.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown() error = %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve() error = %v, want ErrServerClosed", err)
+		}
+	})
+	return td
+}
+
+// executor runs the door's tasks by their text:
+//
+//	"hold"        waits until canceled
+//	"ask:<q>"     asks q, then completes with the reply's text
+//	"fail:<m>"    fails with status text m
+//	"gate"        waits for the executor's gate channel, then completes "gated"
+//	anything else completes with the text itself as the response
+type executor struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	gate   chan struct{}
+	runs   chan *task.Run // every run taken, for tests that drive one by hand
+}
+
+func startExecutor(reg *task.Registry) *executor {
+	ctx, cancel := context.WithCancel(context.Background())
+	ex := &executor{cancel: cancel, gate: make(chan struct{}), runs: make(chan *task.Run, 64)} // 64: more runs than any test starts
+	ex.wg.Go(func() {
+		for {
+			run, err := reg.Next(ctx)
+			if err != nil {
+				return
+			}
+			select {
+			case ex.runs <- run:
+			default:
+			}
+			ex.wg.Go(func() { ex.do(ctx, run) })
+		}
+	})
+	return ex
+}
+
+func (ex *executor) stop() {
+	ex.cancel()
+	ex.wg.Wait()
+}
+
+func (ex *executor) do(ctx context.Context, run *task.Run) {
+	text := a2a.Text(run.Message().Parts)
+	switch {
+	case text == "hold":
+		select {
+		case <-run.Canceled():
+		case <-ctx.Done():
+		}
+	case strings.HasPrefix(text, "ask:"):
+		run.AskInput(strings.TrimPrefix(text, "ask:"))
+		select {
+		case m := <-run.Replies():
+			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Parts)})
+		case <-run.Canceled():
+		case <-ctx.Done():
+		}
+	case strings.HasPrefix(text, "fail:"):
+		run.Finish(task.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:")})
+	case text == "gate":
+		select {
+		case <-ex.gate:
+			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "gated"})
+		case <-run.Canceled():
+		case <-ctx.Done():
+		}
+	default:
+		run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: text})
+	}
+}
+
+// reply is one HTTP answer, body read in full.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// post sends body to POST / with the door's usual headers (JSON content
+// type, A2A-Version 1.0) plus hdr ("Key: value" lines; a "Key:" line with
+// no value removes a default). token "" sends no Authorization.
+func (td *testDoor) post(token, body string, hdr ...string) reply {
+	td.t.Helper()
+	return td.do(http.MethodPost, "/", token, body, hdr...)
+}
+
+func (td *testDoor) do(method, path, token, body string, hdr ...string) reply {
+	td.t.Helper()
+	req, err := http.NewRequest(method, td.url+path, strings.NewReader(body))
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for _, h := range hdr {
+		k, v, _ := strings.Cut(h, ":")
+		v = strings.TrimSpace(v)
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Add(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		td.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header, string(b)}
+}
+
+// rpcReply is a decoded JSON-RPC answer.
+type rpcReply struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    []a2a.ErrorInfo `json:"data"`
+	} `json:"error"`
+}
+
+// call posts a JSON-RPC request and decodes the answer, which must be HTTP
+// 200 application/json (DOOR-6).
+func (td *testDoor) call(token, body string, hdr ...string) rpcReply {
+	td.t.Helper()
+	rep := td.post(token, body, hdr...)
+	if rep.status != http.StatusOK || rep.header.Get("Content-Type") != "application/json" {
+		td.t.Fatalf("POST %s = %d %q %s, want 200 application/json", body, rep.status, rep.header.Get("Content-Type"), rep.body)
+	}
+	var r rpcReply
+	if err := json.Unmarshal([]byte(rep.body), &r); err != nil {
+		td.t.Fatalf("answer %s: %v", rep.body, err)
+	}
+	return r
+}
+
+// task decodes a result that is a Task, or {"task": Task} when wrapped.
+func (r rpcReply) task(t *testing.T, wrapped bool) a2a.Task {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("answer is error %d %s", r.Error.Code, r.Error.Message)
+	}
+	if wrapped {
+		var sr a2a.SendMessageResponse
+		if err := json.Unmarshal(r.Result, &sr); err != nil || sr.Task == nil {
+			t.Fatalf("result %s is not {task}: %v", r.Result, err)
+		}
+		return *sr.Task
+	}
+	var tk a2a.Task
+	if err := json.Unmarshal(r.Result, &tk); err != nil {
+		t.Fatalf("result %s is not a task: %v", r.Result, err)
+	}
+	return tk
+}
+
+func sendBody(text string, extra string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":` +
+		quoteJSON(text) + `}]` + extra + `},"configuration":{"returnImmediately":true}}}`
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// sseEvents reads an SSE body to its end and splits it into events (the
+// text between blank lines).
+func sseEvents(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	var out []string
+	var cur bytes.Buffer
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if sc.Text() == "" {
+			out = append(out, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(sc.Text())
+		cur.WriteByte('\n')
+	}
+	if cur.Len() > 0 {
+		t.Errorf("stream ended inside an event: %q", cur.String())
+	}
+	return out
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newFormation(t *testing.T, member string) (*Formation, ed25519.PrivateKey) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Formation{ID: "frm_019f01a940ce7761854e768ecbe3d3aa", Member: member, PublicKey: pub}, priv
+}

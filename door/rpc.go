@@ -1,0 +1,164 @@
+package door
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/task"
+)
+
+// call is one JSON-RPC request past the envelope checks.
+type call struct {
+	env    envelope
+	caller task.Caller
+}
+
+// handler answers one method (ORD-1 step 14).
+type handler func(s *Server, w http.ResponseWriter, r *http.Request, c *call)
+
+// methodSet is what this door serves (CARD-5) and how.
+type methodSet struct {
+	served     map[string]handler
+	publicDoor bool
+	streaming  bool
+}
+
+func newMethodSet(a agentcard.Acceptance, authenticated bool) methodSet {
+	all := map[string]handler{
+		a2a.MethodSendMessage:          (*Server).sendMessage,
+		a2a.MethodSendStreamingMessage: (*Server).sendStreamingMessage,
+		a2a.MethodSubscribeToTask:      (*Server).subscribeToTask,
+		a2a.MethodStreamWatch:          (*Server).streamWatch,
+		a2a.MethodGetTask:              (*Server).getTask,
+		a2a.MethodListTasks:            (*Server).listTasks,
+		a2a.MethodCancelTask:           (*Server).cancelTask,
+		a2a.MethodSessionStop:          (*Server).sessionStop,
+		a2a.MethodGetExtendedAgentCard: (*Server).getExtendedAgentCard,
+	}
+	ms := methodSet{served: map[string]handler{}, publicDoor: !authenticated, streaming: a.Streaming()}
+	for _, m := range agentcard.Methods(a, authenticated) {
+		ms.served[m] = all[m]
+	}
+	return ms
+}
+
+// resolve is ORD-1 step 10: a served method's handler, or CARD-5's answer
+// for one that is not — -32003 for the push-config methods, -32004 for
+// GetExtendedAgentCard on a public door and for streaming under none,
+// -32601 for everything else.
+func (ms *methodSet) resolve(method string) (handler, error) {
+	if h, ok := ms.served[method]; ok {
+		return h, nil
+	}
+	switch {
+	case slices.Contains(a2a.PushNotificationMethods, method):
+		return nil, a2a.PushNotificationNotSupported()
+	case method == a2a.MethodGetExtendedAgentCard && ms.publicDoor:
+		return nil, a2a.UnsupportedOperation("GetExtendedAgentCard is not supported: this door is public and has no extended card", nil)
+	case (method == a2a.MethodSendStreamingMessage || method == a2a.MethodSubscribeToTask) && !ms.streaming:
+		return nil, a2a.UnsupportedOperation("Streaming is not supported: this capsule accepts no tasks", nil)
+	}
+	return nil, a2a.MethodNotFound()
+}
+
+// serveRPC is POST / past steps 2–3: ORD-1 steps 5 to 14, in order.
+func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
+	ex := exchangeOf(r)
+	// Step 5: JSON content type, a non-empty body within the size limit.
+	if !strings.Contains(strings.ToLower(r.Header.Get("Content-Type")), "application/json") {
+		s.refuse(w, r, notFound)
+		return
+	}
+	if r.ContentLength > s.cfg.MaxBody {
+		s.refuse(w, r, tooLarge)
+		return
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	if err := s.readBody(w, r, buf); err != nil {
+		s.log.Debug("door could not read a request body", "err", err)
+		return // the client left or stalled; nothing can be answered
+	}
+	switch {
+	case buf.Len() == 0:
+		s.refuse(w, r, notFound)
+		return
+	case int64(buf.Len()) > s.cfg.MaxBody:
+		s.refuse(w, r, tooLarge)
+		return
+	}
+	// Steps 6 and 7: JSON, one JSON-RPC 2.0 request; a notification runs nothing.
+	env, answerID, perr := parseEnvelope(buf.Bytes())
+	if perr != nil {
+		s.answer(w, r, answerID, errorOf(perr))
+		return
+	}
+	ex.method = s.metrics.method(env.method)
+	if env.id == nil {
+		ex.outcome = outcomeNotification
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	// Step 8: A2A-Version.
+	if err := checkVersion(r); err != nil {
+		s.answer(w, r, env.id, errorOf(err))
+		return
+	}
+	// Step 9: completion origin.
+	if err := s.checkCompletion(r, env.method); err != nil {
+		s.answer(w, r, env.id, errorOf(err))
+		return
+	}
+	// Step 10: method resolution.
+	h, err := s.methods.resolve(env.method)
+	if err != nil {
+		s.answer(w, r, env.id, errorOf(err))
+		return
+	}
+	// Step 11: the method's scope.
+	c := &call{env: env}
+	if g := ex.grant; g != nil {
+		if !g.allows(env.method) {
+			s.refuse(w, r, insufficientScope(s.auth.realm, g.credential, env.method))
+			return
+		}
+		c.caller = task.Caller{Credential: g.credential, Member: g.member}
+	}
+	// Step 12: x-murmur-forget-session on a send (PEER-6).
+	if (env.method == a2a.MethodSendMessage || env.method == a2a.MethodSendStreamingMessage) &&
+		headerWord(r, a2a.HeaderForgetSession) == "true" {
+		s.answer(w, r, env.id, errorOf(a2a.InvalidParams(diag.RunForgetSessionMessage)))
+		return
+	}
+	// Step 13: params must not be an array.
+	if env.paramsArray() {
+		s.answer(w, r, env.id, errorOf(a2a.InvalidParams(env.method+" params must be an object, not an array")))
+		return
+	}
+	// Step 14: the method.
+	h(s, w, r, c)
+}
+
+// readBody reads the whole body into buf, at most MaxBody+1 bytes, under a
+// read deadline that is lifted once the body is in (DOOR-5, DOOR-7).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, s.cfg.MaxBody+1))
+	_ = rc.SetReadDeadline(time.Time{})
+	return err
+}
+
+// raw is a result that is already JSON.
+type raw json.RawMessage
+
+func (r raw) MarshalJSON() ([]byte, error) { return r, nil }

@@ -1,0 +1,184 @@
+package door
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/internal/task"
+)
+
+// Registry is the part of the session's task table the door answers from
+// (ARCHITECTURE.md "The task table seam"); *task.Registry satisfies it. The
+// door never runs a task. Errors are *a2a.Error; anything else is answered
+// -32603.
+type Registry interface {
+	Send(task.SendRequest) (a2a.Task, *task.Subscription, error)
+	Get(c task.Caller, id a2a.TaskID, historyLength *int) (a2a.Task, error)
+	List(task.Caller, a2a.ListTasksRequest) (a2a.ListTasksResponse, error)
+	Cancel(task.Caller, a2a.TaskID) (a2a.Task, error)
+	Subscribe(task.Caller, a2a.TaskID) (*task.Subscription, error)
+	StopAll() []a2a.TaskID
+	Watch(lastEventID uint64) *task.Watcher
+	Counts() map[a2a.TaskState]int
+}
+
+var _ Registry = (*task.Registry)(nil)
+
+// Defaults of Config's optional fields.
+const (
+	DefaultMaxBody   = 8 << 20          // DOOR-5
+	DefaultHeartbeat = 15 * time.Second // SSE-4
+)
+
+// Server timeouts (DOOR-7: none on writes of streaming or blocking calls).
+const (
+	readHeaderTimeout = 10 * time.Second  // a client that trickles its headers is cut
+	bodyReadTimeout   = 30 * time.Second  // per request body, set on the connection
+	idleTimeout       = 120 * time.Second // keep-alive connections between requests
+	writeTimeout      = 30 * time.Second  // per plain answer and per stream event
+	shutdownGrace     = 500 * time.Millisecond
+)
+
+// Config configures a door.
+type Config struct {
+	// Registry is the session's task table (required).
+	Registry Registry
+	// Card holds what the Agent Cards say (agentcard.Config). Its Acceptance,
+	// PeerTasks, Authenticated and SessionID are overwritten from the fields
+	// below, so card and door never disagree.
+	Card agentcard.Config
+	// Acceptance is lifecycle.task_acceptance (required).
+	Acceptance task.Mode
+	// PeerTasks is exports.peer_tasks.accept (PEER-2).
+	PeerTasks bool
+	// SessionID is the session answering here (required).
+	SessionID string
+	// Auth is nil for a public door (AUTH-1); else the door's credentials.
+	Auth *Auth
+	// Logger receives wire detail at Debug and recovered faults at Error;
+	// nil discards. Tokens never reach it.
+	Logger *slog.Logger
+	// MaxBody bounds request bodies (0: DefaultMaxBody).
+	MaxBody int64
+	// Heartbeat is the SSE heartbeat period (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+}
+
+// Auth is an authenticated door's credentials (AUTH-2, AUTH-6).
+type Auth struct {
+	// Realm is the capsule name, used in www-authenticate (AUTH-7; required).
+	Realm string
+	// Tokens are the door tokens: MintTokens' result (operator first).
+	Tokens []Token
+	// Formation is set when this session is a formation member (GO-5).
+	Formation *Formation
+}
+
+// Formation is what a member's door needs to check formation tokens (GO-5).
+type Formation struct {
+	ID        string            // frm_…
+	Member    string            // this member's name
+	PublicKey ed25519.PublicKey // the launch's public key, from the channel
+}
+
+// Server is one session's door. Serve it on a listener; stop it with
+// Shutdown. Its methods are safe for concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	cards   agentcard.Cards
+	etag    string
+	methods methodSet
+	auth    *authenticator
+	metrics *metrics
+	router  *chi.Mux
+	http    *http.Server
+
+	// closing is canceled by Shutdown: streams and blocking calls write what
+	// they hold and end (SSE-5).
+	closing context.Context
+	stop    context.CancelFunc
+	once    sync.Once
+}
+
+// New validates cfg, builds the cards and the router. It starts nothing.
+func New(cfg Config) (*Server, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("door: config has no registry")
+	}
+	if cfg.SessionID == "" {
+		return nil, errors.New("door: config has no session id")
+	}
+	switch cfg.Acceptance {
+	case task.ModeNone, task.ModeSingle, task.ModeQueue:
+	default:
+		return nil, fmt.Errorf("door: acceptance %q is not none, single or queue", cfg.Acceptance)
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cc := cfg.Card
+	cc.Acceptance = agentcard.Acceptance(cfg.Acceptance)
+	cc.PeerTasks = cfg.PeerTasks
+	cc.Authenticated = cfg.Auth != nil
+	cc.SessionID = cfg.SessionID
+	cards, err := agentcard.Build(cc)
+	if err != nil {
+		return nil, fmt.Errorf("door: %w", err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, cards: cards, etag: etagOf(cards.Public)}
+	s.methods = newMethodSet(agentcard.Acceptance(cfg.Acceptance), cfg.Auth != nil)
+	if cfg.Auth != nil {
+		if s.auth, err = newAuthenticator(cfg.Auth); err != nil {
+			return nil, err
+		}
+	}
+	s.metrics = newMetrics(cfg.Registry)
+	s.closing, s.stop = context.WithCancel(context.Background())
+	s.router = s.routes()
+	s.http = &http.Server{
+		Handler:           s.router,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	return s, nil
+}
+
+// Handler is the door as an http.Handler (for httptest and embedding).
+func (s *Server) Handler() http.Handler { return s.router }
+
+// Routes is the door's chi router, for chi.Walk (openapi/).
+func (s *Server) Routes() chi.Routes { return s.router }
+
+// Serve answers on ln until Shutdown; it returns http.ErrServerClosed then.
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+
+// Shutdown stops accepting, lets every stream and blocking call write what it
+// holds (grace 500 ms, SSE-5) and waits for the connections until ctx ends;
+// then it closes what is left and returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.once.Do(s.stop)
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		_ = s.http.Close()
+	}
+	return err
+}
