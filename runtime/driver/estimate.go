@@ -1,6 +1,6 @@
 package driver
 
-import "encoding/json"
+import "github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 
 // EstimateTokens is DRV-8's estimate for n bytes: ceil(n/4).
 func EstimateTokens(n int) int64 {
@@ -25,7 +25,7 @@ func encode(d Driver, req *Request) ([]byte, error) {
 	if e, ok := d.(Encoder); ok {
 		return e.Encode(req)
 	}
-	return json.Marshal(req)
+	return wirejson.Marshal(req)
 }
 
 // EstimatedInputTokens is inference.input_tokens for this reply (DRV-8):
