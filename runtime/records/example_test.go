@@ -1,0 +1,19 @@
+package records_test
+
+import (
+	"fmt"
+
+	"github.com/murmur-go/mur/runtime/records"
+)
+
+func ExampleMatchSuffix() {
+	ids := []string{
+		"ses_019a1000000270008000000000003e4b",
+		"ses_019a10000001700080000000000013e4",
+	}
+	fmt.Println(records.MatchSuffix(ids, "3E4B"))
+	fmt.Println(len(records.MatchSuffix(ids, "e4b")))
+	// Output:
+	// [ses_019a1000000270008000000000003e4b]
+	// 0
+}
