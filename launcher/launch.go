@@ -1,0 +1,332 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/launcher/roster"
+)
+
+// Config is one `mur run --roster` launch. cmd/mur fills it from flags and
+// the process; the launcher reads no flag or environment variable itself.
+type Config struct {
+	RosterPath string          // absolute path of roster.yaml (roster.Locate)
+	Resolver   roster.Resolver // the project's stores and murmur.lock
+	Home       string          // $MURMUR_HOME
+	Self       string          // the mur executable each member runs (os.Executable)
+	Cwd        string          // every member's current directory (LAUNCH-3)
+	Environ    []string        // the launcher's environment (LAUNCH-3)
+
+	Task      *string   // --task, or nil for door mode (LAUNCH-7)
+	JSON      bool      // --json (entry; FCLI-1)
+	Verbose   bool      // --verbose (entry)
+	NoEnvFile bool      // --no-env-file (every member)
+	Deadline  time.Time // --deadline as an absolute moment, or zero (LAUNCH-8)
+
+	// The launcher's streams; the entry member shares them (LAUNCH-1 step 9).
+	// *os.File values are handed to the entry as they are.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	// Signals delivers SIGINT, SIGTERM and SIGHUP (LIFE-2); the end of Run's
+	// context counts as SIGTERM.
+	Signals <-chan os.Signal
+	// ProcessStart returns a process's start time as running records hold it
+	// (capsule.md SES-6); "" when unreadable.
+	ProcessStart func(pid int) string
+	// Alive reports whether pid is still the process that started at start.
+	Alive func(pid int, start string) bool
+	// RunningFormations returns the formation ids some running record names
+	// with its process alive; an error counts every formation as running (RET-3).
+	RunningFormations func() (map[string]bool, error)
+}
+
+// TeardownGrace is how long a closed lifeline gets before the launcher
+// SIGKILLs the member's process group (LIFE-4).
+const TeardownGrace = 25 * time.Second
+
+// launch is one run of the launcher.
+type launch struct {
+	cfg          Config
+	f            *roster.Formation
+	creds        *credentials
+	stderr       *syncWriter
+	pid          int
+	procStart    string
+	readyTimeout time.Duration
+	grace        time.Duration
+	formDir      string  // "" when there are no peers
+	procs        []*proc // every member started, peers in roster order, then the entry
+	wg           sync.WaitGroup
+}
+
+// Run launches the roster and returns the launcher's exit code (FCLI-4). It
+// prints every diagnostic and line itself, and returns only once every
+// member it started has been reaped.
+func Run(ctx context.Context, cfg Config) int {
+	return newLaunch(cfg).run(ctx)
+}
+
+func newLaunch(cfg Config) *launch {
+	if cfg.ProcessStart == nil {
+		cfg.ProcessStart = func(int) string { return "" }
+	}
+	return &launch{cfg: cfg, stderr: &syncWriter{w: cfg.Stderr}, pid: os.Getpid(),
+		readyTimeout: ReadyTimeout, grace: TeardownGrace}
+}
+
+func (l *launch) run(ctx context.Context) int {
+	f, warns, err := roster.Admit(l.cfg.RosterPath, l.cfg.Resolver) // LAUNCH-1 step 2
+	if err != nil {
+		return l.fail(err)
+	}
+	for _, w := range warns {
+		l.stderr.line("[mur run] ", strings.TrimSuffix(w.Render(), "\n"))
+	}
+	l.f = f
+	if l.creds, err = mint(f); err != nil { // step 3
+		return l.fail(err)
+	}
+	defer l.creds.drop()
+	l.procStart = l.cfg.ProcessStart(l.pid)
+	closeInheritedOnExec()
+	code := l.launch(ctx)
+	l.wg.Wait()
+	if len(l.procs) > 0 {
+		l.retention() // RET-2: every started member is reaped
+	}
+	return code
+}
+
+// fail prints err as its diagnostic and returns 1.
+func (l *launch) fail(err error) int {
+	if d, ok := diag.As(err); ok {
+		l.stderr.write([]byte(d.Render()))
+	} else {
+		l.stderr.line("error: ", err.Error())
+	}
+	return 1
+}
+
+// launch runs steps 4–10 and returns the exit code.
+func (l *launch) launch(ctx context.Context) int {
+	peers := l.f.Peers()
+	var dirFails []diag.LaunchFailure
+	peerDirs := make([]string, len(peers))
+	if len(peers) > 0 { // step 4
+		dir, fault, err := l.makeFormationDir()
+		if err != nil {
+			return l.refuse([]diag.LaunchFailure{l.launchFailure(peers[0], &failure{reason: fmt.Sprintf(
+				"its process could not be started: its directory %s could not be made: %s", filepath.Join(FormationsDir(l.cfg.Home), l.creds.formationID), osText(err))})})
+		}
+		l.formDir = dir
+		if fault != "" {
+			l.stderr.line("[mur run] ", fmt.Sprintf("warning: formation %s has no ownership marker (%s); its directory will never be removed automatically", l.creds.formationID, fault))
+		}
+		for i, p := range peers {
+			peerDirs[i] = filepath.Join(dir, p.Name)
+			if fl := makePeerDir(peerDirs[i]); fl != nil {
+				dirFails = append(dirFails, l.launchFailure(p, fl))
+			}
+		}
+	}
+	if len(dirFails) > 0 {
+		return l.refuse(dirFails)
+	}
+	pending := make([]*proc, 0, len(l.f.Members)) // every pipe before the first spawn
+	for i, m := range peers {
+		p, err := l.newProc(m, false, peerDirs[i])
+		if err != nil {
+			return l.abandon(pending, err)
+		}
+		pending = append(pending, p)
+	}
+	entry, err := l.newProc(l.f.Entry(), true, l.f.Roster.Dir)
+	if err != nil {
+		return l.abandon(pending, err)
+	}
+	pending = append(pending, entry)
+	ready, code, ok := l.startPeers(ctx, pending[:len(peers)], entry) // steps 5, 6
+	if !ok {
+		return code
+	}
+	for _, p := range pending[:len(peers)] { // step 7
+		if len(p.m.Callees) > 0 {
+			_, _ = p.chW.Write(addressLine(l.addresses(p.m.Callees, ready)))
+		}
+	}
+	l.printFormation(pending[:len(peers)], ready) // step 8
+	if len(entry.m.Callees) > 0 {
+		_, _ = entry.chW.Write(addressLine(l.addresses(entry.m.Callees, ready)))
+	}
+	if err := l.start(entry); err != nil { // step 9
+		entry.closeAll()
+		fl := l.launchFailure(entry.m, &failure{reason: "its process could not be started: " + err.Error()})
+		l.teardown(l.procs)
+		return l.refuse([]diag.LaunchFailure{fl})
+	}
+	l.procs = append(l.procs, entry)
+	return l.wait(ctx, entry) // step 10
+}
+
+// startPeers starts every peer at once and waits for each to be ready
+// (READY-*). ok is false when the launch ended; code is then its exit code.
+func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (ready map[string]*readiness, code int, ok bool) {
+	fails := make([]*failure, len(peers))
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i, p := range peers {
+		if err := l.start(p); err != nil {
+			fails[i] = &failure{reason: "its process could not be started: " + err.Error()}
+			for _, q := range peers[i:] {
+				q.closeAll()
+			}
+			cancel() // the others need not come up
+			break
+		}
+		l.procs = append(l.procs, p)
+	}
+	ready = make(map[string]*readiness, len(peers))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, p := range l.procs { // l.procs[i] is peers[i]
+		wg.Go(func() {
+			r, fl := l.awaitReady(wctx, p)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case fl != nil:
+				fails[i] = fl
+				cancel() // one failing peer refuses the launch (READY-4)
+			case r != nil:
+				ready[p.m.Name] = r
+			}
+		})
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	sig := l.untilSignal(ctx, allDone)
+	cancel()
+	<-allDone
+	var failed []*roster.Admitted
+	var reasons []*failure
+	for i, fl := range fails {
+		if fl != nil {
+			failed, reasons = append(failed, peers[i].m), append(reasons, fl)
+		}
+	}
+	if sig == nil && len(failed) == 0 {
+		return ready, 0, true
+	}
+	stopped := l.stoppedList()
+	entry.closeAll()
+	l.teardown(l.procs) // READY-5: stop and reap before printing
+	if sig != nil {
+		l.stderr.line("[mur run] ", fmt.Sprintf("the formation launch was interrupted by %s before every member was ready", signalName(sig)))
+		l.stderr.line("[mur run] ", "stopped: "+strings.Join(orNone(stopped), ", "))
+		return nil, 128 + int(sig.(syscall.Signal)), false
+	}
+	lfs := make([]diag.LaunchFailure, len(failed))
+	for i, m := range failed {
+		lfs[i] = l.launchFailure(m, reasons[i])
+	}
+	l.stderr.write([]byte(diag.RunLaunchFailed(lfs, stopped).Render()))
+	return nil, 1, false
+}
+
+// untilSignal waits for done or a launcher signal; it returns the signal,
+// or nil when done closed first. The end of ctx counts as SIGTERM.
+func (l *launch) untilSignal(ctx context.Context, done <-chan struct{}) os.Signal {
+	select {
+	case <-done:
+		return nil
+	case s := <-l.cfg.Signals:
+		return s
+	case <-ctx.Done():
+		return syscall.SIGTERM
+	}
+}
+
+// wait is step 10: the entry's exit or a launcher signal ends the formation.
+func (l *launch) wait(ctx context.Context, entry *proc) int {
+	sig := l.untilSignal(ctx, entry.exited)
+	if sig == nil {
+		l.teardown(l.procs) // LIFE-2: the entry ended; close every peer's lifeline
+		return entry.exitCode()
+	}
+	l.teardown(l.procs) // LIFE-2: a signal closes every lifeline, the entry's too
+	return 128 + int(sig.(syscall.Signal))
+}
+
+// refuse prints E-RUN-045 for a launch that started nothing.
+func (l *launch) refuse(fails []diag.LaunchFailure) int {
+	l.stderr.write([]byte(diag.RunLaunchFailed(fails, nil).Render()))
+	return 1
+}
+
+// abandon closes the pipes made so far and reports err.
+func (l *launch) abandon(ps []*proc, err error) int {
+	for _, p := range ps {
+		p.closeAll()
+	}
+	return l.fail(fmt.Errorf("the formation could not be launched: %w", err))
+}
+
+func (l *launch) launchFailure(m *roster.Admitted, fl *failure) diag.LaunchFailure {
+	lf := diag.LaunchFailure{Name: m.Name, Capsule: m.Capsule, Version: m.Version, Reason: fl.reason}
+	if fl.withTail {
+		for _, p := range l.procs {
+			if p.m == m {
+				<-p.errDone
+				lf.Tail = p.stderrTail.get()
+			}
+		}
+	}
+	return lf
+}
+
+// stoppedList is E-RUN-045's "<name> (pid N)" for every member started.
+func (l *launch) stoppedList() []string {
+	var s []string
+	for _, p := range l.procs {
+		s = append(s, fmt.Sprintf("%s (pid %d)", p.m.Name, p.pid))
+	}
+	return s
+}
+
+func orNone(s []string) []string {
+	if len(s) == 0 {
+		return []string{"none"}
+	}
+	return s
+}
+
+// addresses lists callees' doors in roster order (CHAN-3).
+func (l *launch) addresses(callees []string, ready map[string]*readiness) []address {
+	var out []address
+	for _, c := range callees {
+		if r, ok := ready[c]; ok {
+			out = append(out, address{Name: c, URL: r.URL, SessionID: r.SessionID})
+		}
+	}
+	return out
+}
+
+// signalName is READY-5's name of a launcher signal.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return "SIGTERM"
+}

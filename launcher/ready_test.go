@@ -1,0 +1,100 @@
+package launcher
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const hint045 = "  hint: the formation was not launched, and nothing it started is still running; fix the member named above and launch again\n"
+
+func rosterWith(failing string) string {
+	return fmt.Sprintf("roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: aa, capsule: good, version: '1'}\n  - {name: bb, capsule: %s, version: '1'}\nreachability:\n  - {from: lead, to: [aa, bb]}\n", failing)
+}
+
+// TestReadinessFailures pins E-RUN-045 with each READY-4 reason, and proves
+// that a refused launch leaves nothing running and never starts the entry
+// (READY-5).
+func TestReadinessFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ capsule, reason string }{
+		{"exit-early", "its process exited with status 3 before reporting; its last stderr lines were:\n      starting up\n      cannot go on"},
+		{"garbage", "its first line is not a readiness line: invalid character 'h' looking for beginning of value"},
+		{"no-door", "it reported no door"},
+		{"wrong-frm", "it reported formation frm_ID instead of frm_ID"},
+		{"exit-after", "its process reported and then exited with status 4 before its door answered; its last stderr lines were:\n      up as ses_ID\n      leaving early"},
+		{"wrong-session", "its door at http://127.0.0.1:PORT did not answer as session ses_ID within 700ms; the last probe said: the door answered as session 'ses_ID'"},
+		{"silent", "it did not report within 700ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.capsule, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, rosterWith(tt.capsule), nil)
+			h.readyTimeout = 700 * time.Millisecond
+			task := "exit:0"
+			h.cfg.Task = &task
+			if code := h.run(t); code != 1 {
+				t.Fatalf("exit code = %d, want 1\n%s", code, h.stderr.String())
+			}
+			want := "error[E-RUN-045]: the formation could not be launched\n  'bb' (" + tt.capsule + "@1): " + tt.reason +
+				"\n  stopped: aa (pid N), bb (pid N)\n" + hint045
+			got := h.stderr.String()
+			i := strings.Index(got, "error[E-RUN-045]")
+			if i < 0 || normalize(got[i:]) != want {
+				t.Errorf("stderr =\n%s\nwant the tail\n%s", normalize(got), want)
+			}
+			if h.stdout.String() != "" {
+				t.Errorf("stdout = %q; no formation line on refusal", h.stdout.String())
+			}
+			if strings.Contains(got, "[lookup]") || strings.Contains(got, `"name":"lead"`) {
+				t.Error("the entry member started")
+			}
+			assertGone(t, got[i:])
+		})
+	}
+}
+
+// TestInterruptedStartup: a signal before every member is ready stops what
+// started, prints READY-5's lines and exits 128 + signal.
+func TestInterruptedStartup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)
+	h.sigs <- syscall.SIGINT
+	if code := h.run(t); code != 130 {
+		t.Fatalf("exit code = %d, want 130", code)
+	}
+	want := "[mur run] the formation launch was interrupted by SIGINT before every member was ready\n[mur run] stopped: s (pid N)\n"
+	if got := normalize(h.stderr.String()); got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	assertGone(t, h.stderr.String())
+}
+
+// TestStubbornPeer: a member that ignores its closed lifeline has its whole
+// process group SIGKILLed after the grace and is reaped (LIFE-4, LIFE-5).
+func TestStubbornPeer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: stubborn, version: '1'}\n", nil)
+	h.grace = 300 * time.Millisecond
+	task := "exit:0"
+	h.cfg.Task = &task
+	if code := h.run(t); code != 0 {
+		t.Fatalf("exit code = %d\n%s", code, h.stderr.String())
+	}
+	if !strings.Contains(h.stderr.String(), "[grandchild]") {
+		t.Fatalf("the stubborn peer started no grandchild:\n%s", h.stderr.String())
+	}
+	assertGone(t, h.stdout.String(), h.stderr.String())
+}
+
+func TestMakePeerDirNeverReuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fl := makePeerDir(dir)
+	want := "its process could not be started: its directory " + dir + " could not be made: file exists"
+	if fl == nil || fl.reason != want {
+		t.Errorf("makePeerDir(existing) = %+v, want %q", fl, want)
+	}
+}

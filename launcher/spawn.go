@@ -1,0 +1,238 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/murmur-go/mur/launcher/roster"
+)
+
+// proc is one member process the launcher started.
+type proc struct {
+	m     *roster.Admitted
+	entry bool
+	dir   string // its working directory (DIR-1)
+
+	chW, lifeW     *os.File // write ends: the launcher's alone (CHAN-1, LIFE-1)
+	chR, lifeR     *os.File // read ends: handed over as fds 3 and 4, closed after Start
+	outR, errR     *os.File // a peer's stdout and stderr, read by the launcher
+	cmd            *exec.Cmd
+	pid            int
+	spawned        time.Time
+	lifelineClosed sync.Once
+
+	firstLine  chan string   // a peer's first stdout line; closed unread at EOF
+	outDone    chan struct{} // the stdout reader is done
+	errDone    chan struct{} // the stderr reader is done
+	exited     chan struct{} // closed once Wait returned
+	state      *os.ProcessState
+	stderrTail tail
+}
+
+// args is the member's command line (LAUNCH-2, LAUNCH-6, LAUNCH-7, LAUNCH-8).
+func (l *launch) args(p *proc) []string {
+	a := []string{l.cfg.Self, "run", "--capsule", p.m.Capsule, "--capsule-version", p.m.Version,
+		"--capsule-sha256", p.m.SHA256, "--store-root", l.f.Roster.Dir, "--workdir", p.dir}
+	if !l.cfg.Deadline.IsZero() {
+		a = append(a, "--inherited-deadline", strconv.FormatInt(l.cfg.Deadline.UnixMilli(), 10))
+	}
+	if l.cfg.NoEnvFile {
+		a = append(a, "--no-env-file")
+	}
+	if !p.entry {
+		return append(a, "--bind", "127.0.0.1", "--json")
+	}
+	if l.cfg.JSON {
+		a = append(a, "--json")
+	}
+	if l.cfg.Verbose {
+		a = append(a, "--verbose")
+	}
+	if l.cfg.Task != nil {
+		return append(a, "--lifecycle-task-acceptance", "single", "--lifecycle-after-task", "exit", "--task", *l.cfg.Task)
+	}
+	return append(a, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
+}
+
+// memberEnv is the launcher's environment with the formation variables set
+// and any inherited formation or delegation variable removed (LAUNCH-3).
+func (l *launch) memberEnv() []string {
+	var env []string
+	for _, kv := range l.cfg.Environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "MURMUR_FORMATION_") || strings.HasPrefix(k, "MURMUR_SPAWNER") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "MURMUR_FORMATION_ID="+l.creds.formationID,
+		"MURMUR_FORMATION_CHANNEL=3", "MURMUR_FORMATION_LIFELINE=4")
+}
+
+// newProc makes p's channel and lifeline pipes (close-on-exec) and pre-loads
+// the channel with its first line (CHAN-2) — before any member starts.
+func (l *launch) newProc(m *roster.Admitted, entry bool, dir string) (*proc, error) {
+	p := &proc{m: m, entry: entry, dir: dir, firstLine: make(chan string, 1),
+		outDone: make(chan struct{}), errDone: make(chan struct{}), exited: make(chan struct{})}
+	var err error
+	if p.chR, p.chW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("channel pipe: %w", err)
+	}
+	if p.lifeR, p.lifeW, err = os.Pipe(); err != nil {
+		p.chR.Close()
+		p.chW.Close()
+		return nil, fmt.Errorf("lifeline pipe: %w", err)
+	}
+	if _, err := p.chW.Write(l.creds.firstLine(m, l.pid, l.procStart)); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("channel first line: %w", err)
+	}
+	return p, nil
+}
+
+// start execs the member. A peer leads its own process group and its output
+// comes to the launcher; the entry shares the launcher's streams and group
+// (LIFE-5, LIFE-6). The launcher's copies of the read ends are closed after
+// Start, so only the member holds them (LAUNCH-3).
+func (l *launch) start(p *proc) error {
+	cmd := &exec.Cmd{Path: l.cfg.Self, Args: l.args(p), Env: l.memberEnv(), Dir: l.cfg.Cwd,
+		ExtraFiles: []*os.File{p.chR, p.lifeR}}
+	var outW, errW *os.File
+	if p.entry {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = l.cfg.Stdin, l.cfg.Stdout, l.cfg.Stderr
+	} else {
+		var err error
+		if p.outR, outW, err = os.Pipe(); err != nil {
+			return err
+		}
+		if p.errR, errW, err = os.Pipe(); err != nil {
+			p.outR.Close()
+			outW.Close()
+			return err
+		}
+		cmd.Stdout, cmd.Stderr = outW, errW
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	p.spawned = time.Now()
+	err := cmd.Start()
+	p.chR.Close()
+	p.lifeR.Close()
+	if outW != nil {
+		outW.Close()
+		errW.Close()
+	}
+	if err != nil {
+		if p.outR != nil {
+			p.outR.Close()
+			p.errR.Close()
+		}
+		close(p.outDone)
+		close(p.errDone)
+		close(p.exited)
+		return err
+	}
+	p.cmd, p.pid = cmd, cmd.Process.Pid
+	l.wg.Go(func() {
+		_ = p.cmd.Wait() // the exit status is in ProcessState
+		p.state = p.cmd.ProcessState
+		close(p.exited)
+	})
+	if p.entry {
+		close(p.outDone)
+		close(p.errDone)
+		return nil
+	}
+	prefix := "[" + p.m.Name + "] "
+	l.wg.Go(func() {
+		defer close(p.outDone)
+		first := true
+		eachLine(p.outR, func(s string) {
+			if first {
+				first = false
+				p.firstLine <- s
+				return
+			}
+			l.stderr.line(prefix, s)
+		})
+		if first {
+			close(p.firstLine)
+		}
+	})
+	l.wg.Go(func() {
+		defer close(p.errDone)
+		eachLine(p.errR, func(s string) {
+			p.stderrTail.add(s)
+			l.stderr.line(prefix, s)
+		})
+	})
+	return nil
+}
+
+// closeLifeline closes the launcher's write end: EOF for the member (LIFE-2).
+func (p *proc) closeLifeline() {
+	p.lifelineClosed.Do(func() { p.lifeW.Close() })
+}
+
+// closeAll closes every descriptor the launcher holds for p.
+func (p *proc) closeAll() {
+	p.closeLifeline()
+	for _, f := range []*os.File{p.chR, p.chW, p.lifeR, p.outR, p.errR} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// exitText is how READY-4 names an exit: "status N" or "signal N".
+func (p *proc) exitText() string {
+	if p.state == nil {
+		return "status unknown"
+	}
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("signal %d", int(ws.Signal()))
+	}
+	return fmt.Sprintf("status %d", p.state.ExitCode())
+}
+
+// exitCode is the member's exit code, or 128 + its signal (FCLI-4).
+func (p *proc) exitCode() int {
+	if p.state == nil {
+		return 1
+	}
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return p.state.ExitCode()
+}
+
+// running reports whether p has not been reaped yet.
+func (p *proc) running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// closeInheritedOnExec marks every descriptor above stderr close-on-exec, so
+// members inherit nothing the launcher itself inherited: a member holds its
+// stdio and its own two read ends only (LAUNCH-3). Go opens its own
+// descriptors close-on-exec already.
+func closeInheritedOnExec() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package launcher
+
+import (
+	"syscall"
+	"time"
+)
+
+// readerGrace bounds the wait for a reaped member's last output lines; a
+// grandchild still holding the pipe must not hold the launcher.
+const readerGrace = 2 * time.Second
+
+// teardown ends members ps (LIFE-2, LIFE-4): it closes each lifeline, gives
+// them TeardownGrace to wind down, then SIGKILLs what still runs — a peer's
+// whole process group, the entry by pid — and always reaps. A further
+// launcher signal cuts the grace short. The launcher never sends SIGTERM.
+func (l *launch) teardown(ps []*proc) {
+	for _, p := range ps {
+		p.closeLifeline()
+	}
+	allExited := make(chan struct{})
+	go func() { // ends once every member is reaped, which always happens below
+		for _, p := range ps {
+			<-p.exited
+		}
+		close(allExited)
+	}()
+	grace := time.NewTimer(l.grace)
+	defer grace.Stop()
+	select {
+	case <-allExited:
+	case <-grace.C:
+	case <-l.cfg.Signals:
+	}
+	for _, p := range ps {
+		if p.running() {
+			p.kill()
+		}
+	}
+	<-allExited
+	for _, p := range ps {
+		p.finishOutput()
+		p.closeAll()
+	}
+}
+
+// kill SIGKILLs a peer's process group, or the entry member alone (it shares
+// the launcher's group).
+func (p *proc) kill() {
+	if p.entry {
+		_ = p.cmd.Process.Kill()
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+}
+
+// finishOutput waits a little for a reaped peer's readers to reach EOF, then
+// closes the read ends so they stop.
+func (p *proc) finishOutput() {
+	t := time.NewTimer(readerGrace)
+	defer t.Stop()
+	for _, done := range []chan struct{}{p.outDone, p.errDone} {
+		select {
+		case <-done:
+		case <-t.C:
+		}
+	}
+	if p.outR != nil {
+		p.outR.Close()
+		p.errR.Close()
+	}
+}
