@@ -1,0 +1,123 @@
+// Package anthropic is the `anthropic` inference driver (capsule.md DRV-6):
+// the Anthropic Messages API, with the retry policy of DRV-4. Package fake
+// holds an in-process server of the same wire format for tests (DRV-9).
+//
+// # Example
+//
+//	opts, err := driver.ParseOptions(block.Config)
+//	…
+//	d, err := anthropic.New(anthropic.Config{
+//		APIKey:     driver.Secret(os.Getenv("ANTHROPIC_API_KEY")),
+//		Credential: "ANTHROPIC_API_KEY",
+//		Options:    opts,
+//	})
+//	resp, err := d.Complete(ctx, req)
+package anthropic
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/driver/internal/httpcall"
+)
+
+// Kind is the driver block kind this package serves.
+const Kind = "anthropic"
+
+// DefaultEndpoint is the endpoint when the driver block names none (DRV-6).
+const DefaultEndpoint = "https://api.anthropic.com"
+
+// Version is the anthropic-version header every request carries (DRV-6).
+const Version = "2023-06-01"
+
+// Config configures a Driver. Only Endpoint's form is checked by New; the
+// manifest has validated the rest (capsule.md §1.6).
+type Config struct {
+	Endpoint   string         // base URL; "" = DefaultEndpoint; requests go to <Endpoint>/v1/messages
+	APIKey     driver.Secret  // sent as x-api-key; "" = keyless, no x-api-key header
+	Credential string         // the environment variable NAME APIKey came from (E-RUN-027); "" when keyless
+	Options    driver.Options // the driver block's config (driver.ParseOptions); zero fields take defaults
+	HTTPClient *http.Client   // nil = a client of the driver's own
+	// Sleep waits between retries (DRV-4) and returns ctx's error if it ends
+	// first; nil = real timers. Tests inject one that records the waits.
+	Sleep  func(ctx context.Context, d time.Duration) error
+	Now    func() time.Time // the clock for Retry-After dates; nil = time.Now
+	Logger *slog.Logger     // retries at Warn; nil = silent
+}
+
+// Driver speaks the Messages API. It is safe for concurrent use.
+type Driver struct {
+	url    string
+	key    driver.Secret
+	caller *httpcall.Caller
+}
+
+var (
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Encoder = (*Driver)(nil)
+)
+
+// New returns a driver for cfg, or an error if Endpoint is not an http(s) URL.
+func New(cfg Config) (*Driver, error) {
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		endpoint = DefaultEndpoint
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("anthropic endpoint %q is not an http(s) URL", endpoint)
+	}
+	timeout := cfg.Options.RequestTimeout
+	if timeout <= 0 {
+		timeout = driver.DefaultRequestTimeout
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	return &Driver{
+		url: strings.TrimRight(endpoint, "/") + "/v1/messages",
+		key: cfg.APIKey,
+		caller: &httpcall.Caller{Kind: Kind, Client: client, Timeout: timeout, Credential: cfg.Credential,
+			Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger},
+	}, nil
+}
+
+// Kind returns "anthropic".
+func (d *Driver) Kind() string { return Kind }
+
+// Complete posts req to <endpoint>/v1/messages (DRV-6) and reads the reply's
+// content blocks. Errors: *driver.CredentialError on 401,
+// *driver.TransportError on another non-2xx (429/5xx after two retries),
+// *driver.RequestError when no answer came, *driver.ResponseError when the
+// answer is not a Messages reply; ctx's error when ctx ends.
+func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Response, error) {
+	body, err := d.Encode(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode anthropic request: %w", err)
+	}
+	header := http.Header{}
+	header.Set("Content-Type", "application/json")
+	header.Set("Accept", "application/json")
+	header.Set("anthropic-version", Version)
+	if d.key != "" {
+		header.Set("x-api-key", d.key.Reveal())
+	}
+	raw, err := d.caller.Post(ctx, d.url, header, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := decodeReply(raw)
+	if err != nil {
+		return nil, &driver.ResponseError{Kind: Kind, Err: err}
+	}
+	resp.RawBody = raw
+	resp.RequestBody = body
+	return resp, nil
+}
