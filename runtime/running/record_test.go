@@ -207,3 +207,21 @@ func TestListUnreadableDirIsERUN028(t *testing.T) {
 		t.Errorf("Render() = %q, want %q", got, want)
 	}
 }
+
+// FuzzDecode: a record file's bytes give a checked record or an error, never a panic.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"session_id":"` + ses1 + `","pid":1,"started_at":"2026-05-01T10:00:00Z","tokens":{"operator":"o","ci":"c"}}`))
+	f.Add([]byte(`{"session_id":"` + ses1 + `","pid":1,"tokens":{"operator":1}}`))
+	f.Add([]byte(`{"tokens":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := decode(filepath.Join("running", ses1+".json"), data)
+		if err == nil && (r.SessionID != ses1 || r.PID <= 0) {
+			t.Fatalf("decode() accepted %+v", r)
+		}
+		if err == nil {
+			if _, err := json.Marshal(r); err != nil {
+				t.Fatalf("a decoded record does not encode: %v", err)
+			}
+		}
+	})
+}

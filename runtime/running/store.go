@@ -91,6 +91,11 @@ func readFile(path string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decode(path, data)
+}
+
+// decode parses and checks one record read from path.
+func decode(path string, data []byte) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
