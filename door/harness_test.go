@@ -56,13 +56,14 @@ type opts struct {
 	maxBody    int64
 	heartbeat  time.Duration // 0: DefaultHeartbeat
 	noExecutor bool
+	immediate  bool // the executor completes every task at once, whatever its text
 	logs       *syncBuffer
 }
 
 // testDoor is a door served on a real loopback listener, with an executor
 // goroutine pulling its tasks.
 type testDoor struct {
-	t      *testing.T
+	t      testing.TB
 	door   *Server
 	reg    *task.Registry
 	url    string
@@ -70,7 +71,7 @@ type testDoor struct {
 	exec   *executor
 }
 
-func startDoor(t *testing.T, o opts) *testDoor {
+func startDoor(t testing.TB, o opts) *testDoor {
 	t.Helper()
 	t.Setenv("MURMUR_HOME", t.TempDir())
 	if o.acceptance == "" {
@@ -120,7 +121,7 @@ func startDoor(t *testing.T, o opts) *testDoor {
 	served := make(chan error, 1) // Serve's one result
 	go func() { served <- d.Serve(ln) }()
 	if !o.noExecutor {
-		td.exec = startExecutor(reg)
+		td.exec = runExecutor(reg, o.immediate)
 	}
 	t.Cleanup(func() {
 		if td.exec != nil {
@@ -144,15 +145,18 @@ func startDoor(t *testing.T, o opts) *testDoor {
 //	"gate"        waits for the executor's gate channel, then completes "gated"
 //	anything else completes with the text itself as the response
 type executor struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	gate   chan struct{}
-	runs   chan *task.Run // every run taken, for tests that drive one by hand
+	immediate bool
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	gate      chan struct{}
+	runs      chan *task.Run // every run taken, for tests that drive one by hand
 }
 
-func startExecutor(reg *task.Registry) *executor {
+func startExecutor(reg *task.Registry) *executor { return runExecutor(reg, false) }
+
+func runExecutor(reg *task.Registry, immediate bool) *executor {
 	ctx, cancel := context.WithCancel(context.Background())
-	ex := &executor{cancel: cancel, gate: make(chan struct{}), runs: make(chan *task.Run, 64)} // 64: more runs than any test starts
+	ex := &executor{immediate: immediate, cancel: cancel, gate: make(chan struct{}), runs: make(chan *task.Run, 64)} // 64: more runs than any test starts
 	ex.wg.Go(func() {
 		for {
 			run, err := reg.Next(ctx)
@@ -176,6 +180,9 @@ func (ex *executor) stop() {
 
 func (ex *executor) do(ctx context.Context, run *task.Run) {
 	text := a2a.Text(run.Message().Parts)
+	if ex.immediate {
+		text = "done"
+	}
 	switch {
 	case text == "hold":
 		select {
@@ -349,7 +356,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newFormation(t *testing.T, member string) (*Formation, ed25519.PrivateKey) {
+func newFormation(t testing.TB, member string) (*Formation, ed25519.PrivateKey) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
