@@ -3,11 +3,213 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/launcher"
+	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/store"
 )
 
+const runRosterUsage = `Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
+
+Launches the formation roster.yaml declares: every peer first, each ready once
+its door answers, then the entry member in this directory's project. With
+--task the entry runs that task and the formation ends with it; without, the
+entry takes tasks at its door until mur stop <formation>, a signal or the
+deadline.
+
+Flags:
+  --roster [<path>]            the project directory or its roster.yaml (default .)
+  --task <path-or-text>        the entry member's task (a file path or the text)
+  --json                       stdout: the formation line, then the entry's readiness line
+  --verbose, -v                the entry member's verbose startup lines
+  --no-env-file                no member loads .env
+  --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)`
+
+// runFlagsNotWithRoster are the mur run flags --roster refuses (LAUNCH-6, LAUNCH-9).
+var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "capsule-sha256", "store-root",
+	"inherited-deadline", "system-prompt", "context", "resume", "resume-mode", "lifecycle-task-acceptance",
+	"lifecycle-after-task", "workdir", "bind", "port", "explain-scope", "containment", "forget-session"}
+
+// rosterFlags are the flags of `mur run --roster` (LAUNCH-6).
+type rosterFlags struct {
+	roster    string
+	task      *string
+	json      bool
+	verbose   bool
+	noEnvFile bool
+	deadline  time.Time
+	help      bool
+}
+
+// parseRosterFlags reads the arguments after "run". --roster takes an
+// optional value: none when it is last or followed by a flag (ROS-1).
+func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
+	var f rosterFlags
+	value := func(i *int, name string, inline *string) (string, error) {
+		if inline != nil {
+			return *inline, nil
+		}
+		if *i+1 >= len(args) {
+			return "", usagef("flag needs an argument: --%s", name)
+		}
+		*i++
+		return args[*i], nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return f, usagef("unexpected argument '%s'", a)
+		}
+		name := strings.TrimLeft(a, "-")
+		var inline *string
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, inline = k, &v
+		}
+		switch name {
+		case "roster":
+			switch {
+			case inline != nil:
+				f.roster = *inline
+			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+				i++
+				f.roster = args[i]
+			}
+		case "task":
+			v, err := value(&i, name, inline)
+			if err != nil {
+				return f, err
+			}
+			f.task = &v
+		case "json", "verbose", "v", "no-env-file", "h", "help":
+			if inline != nil {
+				return f, usagef("--%s takes no value", name)
+			}
+			switch name {
+			case "json":
+				f.json = true
+			case "verbose", "v":
+				f.verbose = true
+			case "no-env-file":
+				f.noEnvFile = true
+			default:
+				f.help = true
+			}
+		case "deadline":
+			v, err := value(&i, name, inline)
+			if err != nil {
+				return f, err
+			}
+			if f.deadline, err = parseDeadline(v, now); err != nil {
+				return f, err
+			}
+		default:
+			for _, n := range runFlagsNotWithRoster {
+				if n == name {
+					return f, usagef("--%s cannot be used with --roster", name)
+				}
+			}
+			return f, usagef("unknown flag %s", a)
+		}
+	}
+	return f, nil
+}
+
+// maxDeadline is LAUNCH-8's clamp.
+const maxDeadline = 10 * 365 * 24 * time.Hour
+
+// parseDeadline reads --deadline (capsule.md CLI-2): an RFC 3339 time or a
+// MAN-3 duration from now, once, as an absolute moment clamped at ten years
+// (LAUNCH-8). A moment in the past is a usage error.
+func parseDeadline(v string, now time.Time) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		d, derr := manifest.ParseDuration(v)
+		if derr != nil {
+			return time.Time{}, usagef("--deadline '%s' is neither an RFC 3339 time nor a duration", v)
+		}
+		t = now.Add(min(d, maxDeadline))
+	}
+	if !t.After(now) {
+		return time.Time{}, usagef("--deadline '%s' is in the past", v)
+	}
+	if t.After(now.Add(maxDeadline)) {
+		t = now.Add(maxDeadline)
+	}
+	return t, nil
+}
+
 // runRoster runs `mur run --roster …` (formations.md LAUNCH-*); args are every
-// argument after "run". Placeholder until the launcher lands (ARCHITECTURE.md).
+// argument after "run".
 func runRoster(ctx context.Context, env *Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "error: mur run --roster is not built yet")
-	return 1
+	f, err := parseRosterFlags(args, time.Now())
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	if f.help {
+		fmt.Fprintln(env.Stdout, runRosterUsage)
+		return 0
+	}
+	if env.Getenv("MURMUR_FORMATION_ID") != "" { // LAUNCH-1 step 1
+		return fail(env, "run", diag.RunAlreadyMember())
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	path, err := roster.Locate(cwd, f.roster)
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	home, err := store.Home(env.Getenv)
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	sigs := make(chan os.Signal, 4) // a few signals may arrive before the launcher reads them
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	cfg := launcher.Config{RosterPath: path, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home),
+		Home: home, Self: self, Cwd: cwd, Environ: os.Environ(),
+		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
+		ProcessStart: func(pid int) string {
+			s, _ := running.StartTime(pid)
+			return s
+		},
+		Alive: func(pid int, start string) bool {
+			l := running.Check(pid, start)
+			return l == running.Alive || l == running.Unconfirmed
+		},
+		RunningFormations: func() (map[string]bool, error) { return runningFormations(home) },
+	}
+	// The launcher tells signals apart itself (130/143/129); main's context
+	// would turn each into SIGTERM.
+	return launcher.Run(context.WithoutCancel(ctx), cfg)
+}
+
+// runningFormations lists the formation ids a running record names whose
+// process still runs (RET-3).
+func runningFormations(home string) (map[string]bool, error) {
+	recs, err := running.List(home)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, r := range recs {
+		if l := r.Check(); r.FormationID != "" && (l == running.Alive || l == running.Unconfirmed) {
+			out[r.FormationID] = true
+		}
+	}
+	return out, nil
 }

@@ -126,3 +126,7 @@ func osReason(err error) string {
 func rosReadError(path string, err error) error {
 	return rosRead(fmt.Sprintf("%s: %s", path, osReason(err))).WithErr(err)
 }
+
+// ProjectDir is the formation's project directory for a roster path: the
+// directory holding roster.yaml (ROS-1, BIND-4).
+func ProjectDir(rosterPath string) string { return filepath.Dir(rosterPath) }

@@ -331,7 +331,7 @@ func TestLoadShape(t *testing.T) {
 		{"", "roster.yaml: roster_version: missing required key"},
 		{"roster_version: 1\nmembers: []\n", "roster.yaml: members: must list at least one member"},
 		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: ' '\n", "roster.yaml: members[0].version (member 'a'): the version is blank; pin the version the member runs"},
-		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: A\n    version: '1'\n", "roster.yaml: members[0].capsule (member 'a'): 'A' is not an artifact name: 'A' is not one of [a-z0-9-]"},
+		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: A\n    version: '1'\n", "roster.yaml: members[0].capsule (member 'a'): 'A' is not an artifact name: it holds 'A'; only a-z, 0-9 and - are allowed"},
 		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\n    entry: yes\n", "roster.yaml: members[0].entry (member 'a'): must be true or false"},
 		{"roster_version: 1\nroster_version: 1\n", "roster.yaml: roster_version: the key appears more than once"},
 		{"roster_version: [1\n", "roster.yaml: line 1: did not find expected ',' or ']'"},

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
 )
 
 // The faults of E-ROS-001 (ROS-2; the texts are ours).
@@ -182,7 +183,7 @@ func parseMember(i int, n *yaml.Node) (Member, error) {
 	if m.Capsule, err = str(f["capsule"], path+".capsule", label); err != nil {
 		return Member{}, err
 	}
-	if why := artifactNameFault(m.Capsule); why != "" {
+	if why := manifest.NameProblem(m.Capsule); why != "" {
 		return Member{}, diag.RosShape(path+".capsule", label, fmt.Sprintf("'%s' is not an artifact name: %s", m.Capsule, why))
 	}
 	if m.Version, err = versionText(f["version"], path+".version", label); err != nil {
@@ -225,25 +226,6 @@ func versionText(n *yaml.Node, path, member string) (string, error) {
 		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is a reserved alias, not an exact version; %s", v, faultPinVersion))
 	}
 	return v, nil
-}
-
-// artifactNameFault returns why s is not an artifact name ([a-z0-9-],
-// 1–100 characters, no leading or trailing -), or "".
-func artifactNameFault(s string) string {
-	switch {
-	case s == "":
-		return "it is empty"
-	case len(s) > 100:
-		return fmt.Sprintf("it has %d characters, more than 100", len(s))
-	case s[0] == '-' || s[len(s)-1] == '-':
-		return "it starts or ends with '-'"
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return fmt.Sprintf("'%c' is not one of [a-z0-9-]", c)
-		}
-	}
-	return ""
 }
 
 func parseReachability(n *yaml.Node) (all bool, rules []Rule, err error) {
