@@ -1,0 +1,37 @@
+// Package client is the A2A v1.0 JSON-RPC client every mur part that calls a
+// door uses: call-member (tools.md CALL-3, CALL-10), the formation launcher's
+// readiness probe (formations.md READY-2), `mur stop` (session/stop) and the
+// conformance suite.
+//
+// Every request carries `A2A-Version: 1.0`, `Content-Type: application/json`
+// and, when Config.Token is set, `Authorization: Bearer <token>`; JSON-RPC ids
+// are unique per Client. Errors are typed:
+//
+//   - a JSON-RPC error is an *a2a.Error, so errors.Is(err, a2a.ErrTaskNotFound) works;
+//   - an HTTP refusal (door.md AUTH-7, PEER-2, DOOR-4, DOOR-5) is an *HTTPError;
+//   - a door that did not answer (refused or reset connection, per-request
+//     timeout, context deadline) is a *NoAnswerError: test with IsNoAnswer;
+//   - an answer that is not a JSON-RPC response wraps ErrBadResponse.
+//
+// Streams (SendStreamingMessage, SubscribeToTask, Watch) are iter.Seq2 values:
+// each range sends the request anew and yields events until the door closes
+// the stream; a JSON-RPC error before or inside the stream is yielded once as
+// the error, and breaking out of the loop closes the connection.
+//
+// A Client is safe for concurrent use.
+//
+// # Example
+//
+//	c, err := client.New(client.Config{BaseURL: "http://127.0.0.1:41873", Token: tok,
+//		RequestTimeout: 5 * time.Second})
+//	if err != nil { … }
+//	resp, err := c.SendMessage(ctx, a2a.SendMessageRequest{
+//		Message:       a2a.Message{MessageID: "m-1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hi")}},
+//		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+//	}, client.WithTaskOrigin(a2a.OriginPeer, a2a.TrustUntrusted))
+//	switch {
+//	case client.IsNoAnswer(err): // count it toward "unreachable"
+//	case errors.Is(err, a2a.ErrTaskNotFound): …
+//	}
+//	for ev, err := range c.SubscribeToTask(ctx, a2a.SubscribeToTaskRequest{ID: resp.Task.ID}) { … }
+package client
