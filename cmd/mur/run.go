@@ -2,15 +2,301 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/session"
 )
 
-// cmdRun is a placeholder until its owner lands it (see ARCHITECTURE.md).
+// cmdRun is `mur run` (capsule.md CLI-1..5); `--roster` hands over to the
+// formation launcher (run_roster.go).
 var cmdRun = &command{
 	name:    "run",
 	summary: "run a capsule (--capsule, --manifest) or a formation (--roster)",
-	run: func(ctx context.Context, env *Env, args []string) int {
-		fmt.Fprintln(env.Stderr, "error: mur run is not built yet")
-		return 1
-	},
+	run:     runRun,
+}
+
+const runUsage = `Usage: mur run [--manifest <path> | --capsule <dir> | --capsule <name> --capsule-version <v>] [flags]
+       mur run --roster <dir> [flags]
+
+Runs one capsule as a session: its door serves A2A at http://127.0.0.1:<port>
+and the launch task (--task, or task.md/input.txt under task_acceptance none)
+runs first. Without --json it prints the door, the session id, each task's
+result and, last, "status:  <exit status>".`
+
+// laterRunFlags are parsed-but-unbuilt flags (CLI-2: LATER).
+var laterRunFlags = []string{"context", "resume", "resume-mode", "containment", "explain-scope"}
+
+// runFlags are mur run's flags once read.
+type runFlags struct {
+	manifest, capsule, capsuleVersion, capsuleSHA, storeRoot string
+	task, workdir, bind, acceptance, afterTask               string
+	deadline, inherited, systemPrompt                        string
+	port                                                     int
+	jsonOut, verbose, noEnvFile                              bool
+	set                                                      map[string]bool
+}
+
+func runRun(ctx context.Context, env *Env, args []string) int {
+	for _, a := range args {
+		if a == "--roster" || strings.HasPrefix(a, "--roster=") || a == "-roster" {
+			return runRoster(ctx, env, args)
+		}
+	}
+	f, code, done := parseRunFlags(env, args)
+	if done {
+		return code
+	}
+	opts, err := f.options(env)
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	return runCapsule(env, f, opts)
+}
+
+func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
+	f := &runFlags{set: map[string]bool{}}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&f.manifest, "manifest", "", "the capsule's murmur.yaml (default ./murmur.yaml)")
+	fs.StringVar(&f.capsule, "capsule", "", "a capsule directory, or with --capsule-version an installed capsule's name")
+	fs.StringVar(&f.capsuleVersion, "capsule-version", "", "the installed capsule's exact version (store form)")
+	fs.StringVar(&f.task, "task", "", "the launch task: a file to read, or the text itself")
+	fs.BoolVar(&f.jsonOut, "json", false, "print only the readiness line (one JSON object) on stdout")
+	fs.BoolVar(&f.verbose, "verbose", false, "also print the workdir, records directory, manifest and driver")
+	fs.BoolVar(&f.verbose, "v", false, "same as --verbose")
+	fs.StringVar(&f.workdir, "workdir", "", "the accessible workdir (default: the manifest's directory)")
+	fs.StringVar(&f.bind, "bind", "127.0.0.1", "the door's bind address: an IP literal or localhost")
+	fs.IntVar(&f.port, "port", 0, "the door's port (overrides network.internal_port; 0 = any)")
+	fs.StringVar(&f.acceptance, "lifecycle-task-acceptance", "", "none, single or queue")
+	fs.StringVar(&f.afterTask, "lifecycle-after-task", "", "exit or sleep")
+	fs.StringVar(&f.deadline, "deadline", "", "end the session at an RFC 3339 time or after a duration")
+	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace every system prompt source (empty clears)")
+	fs.BoolVar(&f.noEnvFile, "no-env-file", false, "do not load .env")
+	fs.StringVar(&f.capsuleSHA, "capsule-sha256", "", "(hidden) the sha256 admission bound")
+	fs.StringVar(&f.storeRoot, "store-root", "", "(hidden) the project directory whose store serves the capsule")
+	fs.StringVar(&f.inherited, "inherited-deadline", "", "(hidden) an inherited deadline in Unix ms")
+	for _, name := range laterRunFlags {
+		fs.Bool(name, false, "(hidden) not supported by this build")
+	}
+	rest, code, done := parseFlags(env, "run", runUsage, fs, args)
+	if done {
+		return nil, code, true
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	for _, name := range laterRunFlags {
+		if f.set[name] {
+			return nil, usageError(env, "run", "--"+name+" is not supported by this build"), true
+		}
+	}
+	if len(rest) > 0 {
+		return nil, usageError(env, "run", fmt.Sprintf("unexpected argument '%s'", rest[0])), true
+	}
+	return f, 0, false
+}
+
+// options checks the flag mix (CLI-1, CLI-2) and builds the session options.
+func (f *runFlags) options(env *Env) (session.Options, error) {
+	var o session.Options
+	switch {
+	case f.set["capsule-version"] && !f.set["capsule"]:
+		return o, usagef("--capsule-version needs --capsule <name>")
+	case f.set["capsule"] && f.set["manifest"]:
+		return o, usagef("--capsule and --manifest cannot be used together")
+	case f.set["capsule"] && f.capsule == "":
+		return o, usagef("--capsule needs a directory or a name")
+	}
+	if f.port < 0 || f.port > 65535 {
+		return o, usagef("--port %d is not a port number", f.port)
+	}
+	if f.bind != "localhost" && net.ParseIP(f.bind) == nil {
+		return o, usagef("--bind '%s' is neither an IP literal nor localhost", f.bind)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return o, err
+	}
+	o = session.Options{Workdir: f.workdir, Acceptance: f.acceptance, AfterTask: f.afterTask,
+		CapsuleSHA256: f.capsuleSHA, StoreRoot: f.storeRoot, NoEnvFile: f.noEnvFile,
+		Getenv: env.Getenv, Cwd: cwd, Version: version}
+	switch {
+	case f.set["capsule-version"]:
+		o.StoreName, o.StoreVersion = f.capsule, f.capsuleVersion
+	case f.set["capsule"]:
+		o.ManifestPath = strings.TrimSuffix(f.capsule, "/") + "/murmur.yaml"
+	case f.set["manifest"]:
+		o.ManifestPath = f.manifest
+	default:
+		o.ManifestPath = "murmur.yaml"
+	}
+	if f.set["task"] {
+		t := f.task
+		o.Task = &t
+	}
+	if f.set["system-prompt"] {
+		p := f.systemPrompt
+		o.SystemPrompt = &p
+	}
+	now := time.Now()
+	if f.set["deadline"] {
+		d, err := parseDeadline(f.deadline, now)
+		if err != nil {
+			return o, err
+		}
+		o.Deadline = &d
+	}
+	if f.set["inherited-deadline"] {
+		ms, err := strconv.ParseInt(f.inherited, 10, 64)
+		if err != nil {
+			return o, usagef("--inherited-deadline '%s' is not a Unix time in milliseconds", f.inherited)
+		}
+		if d := time.UnixMilli(ms); o.Deadline == nil || d.Before(*o.Deadline) {
+			o.Deadline = &d // SES-7: the earliest wins
+		}
+	}
+	return o, nil
+}
+
+// runCapsule runs one session: MAN-4, the door, the readiness output, the
+// loop, signals and the exit code (CLI-3..5, SES-8).
+func runCapsule(env *Env, f *runFlags, opts session.Options) int {
+	signal.Ignore(syscall.SIGPIPE)  // CLI-4: a closed stream never stops the session
+	sigs := make(chan os.Signal, 2) // buffered: the first and second signal (SES-8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	l, err := session.Prepare(opts)
+	if err != nil {
+		return fail(env, "run", err)
+	}
+	l.Exit = os.Exit
+	stdout := &lineSink{w: env.Stdout}
+	stderr := &lineSink{w: env.Stderr}
+	for _, w := range l.Warnings {
+		fmt.Fprint(stderr, w.Render())
+	}
+	port := f.port
+	if !f.set["port"] {
+		port = l.Manifest.Network.InternalPort
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(f.bind, strconv.Itoa(port)))
+	if err != nil {
+		return fail(env, "run", diag.RunBind(f.bind, port, bindErrText(err)))
+	}
+	if !isLoopback(f.bind) && l.Manifest.Network.Authentication == nil {
+		w := diag.SecOpenDoor(f.bind)
+		fmt.Fprint(stderr, w.Render())
+		l.Warnings = append(l.Warnings, w)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d", ln.Addr().(*net.TCPAddr).Port)
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		ln.Close()
+		return fail(env, "run", err)
+	}
+	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr}
+	if !f.jsonOut {
+		cfg.Results = stdout
+	}
+	sess, err := session.Start(l, cfg)
+	if err != nil {
+		ln.Close()
+		return fail(env, "run", err)
+	}
+	stdout.bootstrap, stderr.bootstrap = sess.Bootstrap, sess.Bootstrap
+	srv, tokens, err := serveDoor(sess, l, ln, url)
+	if err != nil {
+		sess.Stop(session.BySignal)
+		sess.Run()
+		return fail(env, "run", err)
+	}
+	announce(stdout, f, sess, l, url)
+	writeRunning(stderr, sess, l, home, url, tokens)
+
+	done := make(chan session.Result, 1) // buffered: Run's goroutine never blocks
+	go func() { done <- sess.Run() }()
+	var res session.Result
+	select {
+	case res = <-done:
+	case <-sigs:
+		sess.Stop(session.BySignal)
+		res = waitOrExit(sigs, done)
+	}
+	shutdown(srv)
+	removeRunning(home, sess.ID())
+	if res.Err != nil {
+		return fail(env, "run", res.Err)
+	}
+	if !f.jsonOut {
+		fmt.Fprintf(stdout, "status:  %s\n", res.ExitStatus)
+	}
+	if res.ExitStatus == session.StatusOK {
+		return 0
+	}
+	fmt.Fprint(stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text)).Render())
+	return 1
+}
+
+// waitOrExit waits for the wind-down after a first signal: a second signal,
+// or 20 s, exits at once with 143 (SES-8).
+func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result) session.Result {
+	t := time.NewTimer(20 * time.Second)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-sigs:
+	case <-t.C:
+	}
+	os.Exit(143)
+	return session.Result{}
+}
+
+func isLoopback(addr string) bool {
+	if addr == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
+}
+
+// bindErrText is the OS error of a failed listen, without the operation.
+func bindErrText(err error) string {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err.Error()
+	}
+	return err.Error()
+}
+
+// lineSink writes a stream that may be closed: a failed write goes to
+// logs/bootstrap.log once the session exists (CLI-4).
+type lineSink struct {
+	mu        sync.Mutex
+	w         io.Writer
+	bootstrap func(string)
+}
+
+func (s *lineSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.w.Write(p); err != nil && s.bootstrap != nil {
+		s.bootstrap(string(p))
+	}
+	return len(p), nil
 }

@@ -56,8 +56,9 @@ type Registry struct {
 	granted   map[string]bool // tools 2–12 granted but not answered by this build
 }
 
-// Build evaluates the grants once (STAGE-1..8). Warnings are W-SEC-019 for
-// shell entries that yield to a runtime-provided name (STAGE-7).
+// Build evaluates the grants once (STAGE-1..8). A shell entry named like a
+// runtime-provided tool yields (STAGE-7); its W-SEC-019 is the manifest
+// loader's, so Build returns it too only for callers that skip the loader.
 func Build(cfg Config) (*Registry, []*diag.Diagnostic) {
 	r := &Registry{
 		runtime: map[string]Tool{}, native: map[string]Artifact{},

@@ -215,8 +215,10 @@ func exitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// lookPath finds bin on the PATH of env (the subprocess environment), not the
-// runtime's own.
+// LookPath finds bin on the PATH of env (a subprocess environment), not the
+// runtime's own; the error's text is SHELL-3's <why>.
+func LookPath(bin string, env []string) (string, error) { return lookPath(bin, env) }
+
 func lookPath(bin string, env []string) (string, error) {
 	if strings.Contains(bin, "/") {
 		return "", fmt.Errorf("%s names a path, not a binary on PATH", bin)

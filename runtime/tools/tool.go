@@ -28,6 +28,8 @@ type Spec struct {
 type CallContext struct {
 	TaskID string
 	Turn   int
+	// Task is the running task's state (round.go); nil outside a task.
+	Task *TaskState
 	// SetPhase tells the loop which LOOP-16 phase a cancel during this call
 	// lands in ("background_wait" while background-command waits). May be nil.
 	SetPhase func(phase string)

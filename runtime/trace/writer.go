@@ -73,6 +73,14 @@ func (w *Writer) Path() string { return w.path }
 // E-RUN-007 diagnostic (Err); after Close, ErrClosed.
 func (w *Writer) Write(eventType string, fields ...F) (string, error) {
 	taskID, _ := fieldString(fields, "task_id")
+	return w.WriteTask(taskID, eventType, fields...)
+}
+
+// WriteTask is Write for a record whose parent is found through taskID
+// rather than a task_id field: records such as control_change and
+// control_refused carry none but hang from the turn that made the call
+// (TRACE-2).
+func (w *Writer) WriteTask(taskID, eventType string, fields ...F) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {

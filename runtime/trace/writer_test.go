@@ -133,6 +133,7 @@ func TestParents_TRACE2(t *testing.T) {
 	shell := must(w.Write("shell", F{"turn", 0}, F{"task_id", "tsk_a"}))
 	turn1 := must(w.Write("inference", F{"turn", 1}, F{"task_id", "tsk_a"}))
 	status := must(w.Write("session_status", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	change := must(w.WriteTask("tsk_a", "control_change", F{"principal", "agent"}))
 	kw := must(w.Write("keep_working", F{"task_id", "tsk_a"}))
 	end := must(w.Write("task_end", F{"task_id", "tsk_a"}))
 	completed := must(w.Write("shell_completed", F{"work_id", "wrk_1"}))
@@ -170,6 +171,7 @@ func TestParents_TRACE2(t *testing.T) {
 		{"tool_call → turn", call, turn0},
 		{"shell → turn", shell, turn0},
 		{"session_status → latest turn", status, turn1},
+		{"control_change (no task_id field) → turn via WriteTask", change, turn1},
 		{"keep_working → task", kw, task},
 		{"task_end → task", end, task},
 		{"shell_completed → session", completed, ses},

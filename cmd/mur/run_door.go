@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/session"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// serveDoor builds the session's door (door.md) on ln and serves it. tokens
+// are the door tokens, operator first, under network.authentication.
+func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url string) (*door.Server, []door.Token, error) {
+	m := l.Manifest
+	var auth *door.Auth
+	var tokens []door.Token
+	if a := m.Network.Authentication; a != nil {
+		var declared []door.Credential
+		for _, c := range a.Credentials {
+			declared = append(declared, door.Credential{Name: c.Name, Scopes: c.Scopes})
+		}
+		var err error
+		if tokens, err = door.MintTokens(declared); err != nil {
+			return nil, nil, fmt.Errorf("mint door tokens: %w", err)
+		}
+		auth = &door.Auth{Realm: m.Name, Tokens: tokens}
+		if mem := l.Member; mem != nil && mem.Launched() {
+			auth.Formation = &door.Formation{ID: mem.FormationID, Member: mem.Name, PublicKey: mem.PublicKey}
+		}
+	}
+	var toolNames []string
+	for _, a := range m.Artifacts {
+		if a.Runtime == "tool" {
+			toolNames = append(toolNames, a.Name)
+		}
+	}
+	srv, err := door.New(door.Config{
+		Registry: sess.Registry(),
+		Card: agentcard.Config{Name: m.Name, Version: m.Version, URL: url, Tools: toolNames,
+			Shell: m.Capabilities.Shell != nil, Network: len(m.Capabilities.Network.Allow) > 0},
+		Acceptance: sess.Registry().Acceptance(),
+		PeerTasks:  m.Exports.PeerTasks.Accept,
+		SessionID:  sess.ID(),
+		Auth:       auth,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("build the door: %w", err)
+	}
+	go func() { _ = srv.Serve(ln) }() // ends at shutdown, which runCapsule always calls
+	return srv, tokens, nil
+}
+
+// shutdown stops the door once the session has ended (SES-8), waiting at
+// most 5 s for its connections.
+func shutdown(srv *door.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}
+
+// announce prints the readiness line (--json, CLI-4) or the human lines
+// (CLI-3) once the door serves.
+func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch, url string) {
+	m := l.Manifest
+	auth := m.Network.Authentication != nil
+	if f.jsonOut {
+		line := trace.Obj{}
+		if auth {
+			line = append(line, trace.F{K: "auth", V: "bearer"})
+		}
+		if l.Member != nil {
+			line = append(line, trace.F{K: "formation_id", V: l.Member.FormationID})
+		}
+		line = append(line, trace.F{K: "name", V: m.Name}, trace.F{K: "pid", V: os.Getpid()},
+			trace.F{K: "records_dir", V: sess.RecordsDir()}, trace.F{K: "session_id", V: sess.ID()},
+			trace.F{K: "url", V: url}, trace.F{K: "version", V: m.Version}, trace.F{K: "workdir", V: sess.Workdir()})
+		b, _ := json.Marshal(line)
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(w, "murmur: url %s\n", url)
+	if auth {
+		fmt.Fprintf(w, "murmur: auth bearer (mur token %s)\n", sess.ID())
+	}
+	fmt.Fprintf(w, "session: %s\n", sess.ID())
+	if f.verbose {
+		d := m.Inference.Driver
+		fmt.Fprintf(w, "workdir: %s\nrecords: %s\nmanifest: %s v%s\ndriver: %s (%s)\n",
+			sess.Workdir(), sess.RecordsDir(), m.Name, m.Version, d.Kind, d.Model)
+		if l.Member != nil {
+			fmt.Fprintf(w, "formation: %s\n", l.Member.FormationID)
+		}
+	}
+}
+
+// writeRunning writes the running record once the door serves (SES-6,
+// FCLI-5); a failure is W-SEC-023 only.
+func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, home, url string, tokens []door.Token) {
+	m := l.Manifest
+	rec := &running.Record{SessionID: sess.ID(), URL: url, PID: os.Getpid(), Name: m.Name, Version: m.Version,
+		Workdir: sess.Workdir(), RecordsDir: sess.RecordsDir(), StartedAt: time.Now().UTC().Truncate(time.Second)}
+	rec.ProcessStart, _ = running.StartTime(os.Getpid())
+	for _, t := range tokens {
+		rec.Tokens = append(rec.Tokens, running.Token{Name: t.Credential, Value: string(t.Value)})
+	}
+	if mem := l.Member; mem != nil {
+		rec.FormationID = mem.FormationID
+		rec.FormationLifeline = mem.Lifeline
+		if mem.Launched() {
+			rec.FormationLauncher = &running.Launcher{PID: mem.Launcher.PID, ProcessStart: mem.Launcher.ProcessStart}
+		}
+	}
+	if err := running.Write(home, rec); err != nil {
+		if d, ok := err.(interface{ Render() string }); ok {
+			fmt.Fprint(stderr, d.Render())
+			sess.Bootstrap(d.Render())
+		}
+	}
+}
+
+// removeRunning removes the running record at session end (SES-8).
+func removeRunning(home, ses string) { _ = running.Remove(home, ses) }

@@ -1,0 +1,216 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// afterAnswer is LOOP-12: an attempt that ended with an answer passes the
+// continuation (LOOP-15), keep_working (LOOP-13) and done_check (LOOP-14), in
+// order. more is true when the task goes on with another turn.
+func (t *taskRun) afterAnswer(e ending) (next ending, more bool) {
+	maxTurns := t.s.m.Inference.MaxTurns
+	if t.turns < maxTurns {
+		if e, more, ended := t.continuation(); ended || more {
+			return e, more
+		}
+	}
+	if kw := t.s.m.Lifecycle.KeepWorking; kw != nil && t.keepUsed < kw.Limit && t.turns < maxTurns {
+		t.mu.Lock()
+		t.keepUsed++
+		used := t.keepUsed
+		t.mu.Unlock()
+		t.userMessage(kw.Message)
+		_, _ = t.s.tr.Write("keep_working", trace.F{K: "task_id", V: t.id}, trace.F{K: "used", V: used}, trace.F{K: "left", V: kw.Limit - used})
+		return ending{}, true
+	}
+	if dc := t.s.m.Lifecycle.DoneCheck; dc != nil {
+		return t.doneCheck(e)
+	}
+	return e, false
+}
+
+// userMessage appends a user message holding text.
+func (t *taskRun) userMessage(text string) {
+	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(text)}})
+}
+
+// continuation is LOOP-15 / tools.md RND: with work outstanding, the task
+// waits for all of it, then continues with one user message holding every
+// outcome. ended is true when a cancel ended the wait.
+func (t *taskRun) continuation() (e ending, more, ended bool) {
+	waiters := t.state.Waiters()
+	pending := false
+	for _, w := range waiters {
+		if w.Outstanding() > 0 || w.Ready() {
+			pending = true
+		}
+	}
+	if !pending {
+		return ending{}, false, false
+	}
+	s := t.s
+	start := s.now()
+	t.setPhase("member_call")
+	lastOut := -1
+	for {
+		out, parts := 0, []string{}
+		cases := []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.run.Canceled())}}
+		for _, w := range waiters {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Changed())})
+			if n := w.Outstanding(); n > 0 {
+				out += n
+				parts = append(parts, w.WaitingText())
+			}
+		}
+		if out == 0 {
+			break
+		}
+		if lastOut < 0 || out < lastOut { // RND-1: at the start and whenever the count drops
+			t.run.Status(strings.Join(parts, "; "))
+		}
+		lastOut = out
+		if chosen, _, _ := reflect.Select(cases); chosen == 0 {
+			e, _ := t.canceled()
+			return e, false, true
+		}
+	}
+	t.setPhase("turn")
+	var texts, statuses []string
+	memberCalls, delegations := []string{}, []string{}
+	for _, w := range waiters {
+		d := w.Deliver()
+		if d.Text == "" && len(d.IDs) == 0 {
+			continue
+		}
+		texts = append(texts, d.Text)
+		if d.StatusText != "" {
+			statuses = append(statuses, d.StatusText)
+		}
+		t.writeRecs(d.Records)
+		if d.Field == "delegations" {
+			delegations = append(delegations, d.IDs...)
+		} else {
+			memberCalls = append(memberCalls, d.IDs...)
+		}
+	}
+	if len(statuses) > 0 {
+		t.run.Status(strings.Join(statuses, "; "))
+	}
+	text, _ := tools.Cut64(strings.Join(texts, "\n\n")) // RND-3
+	t.userMessage(text)
+	t.continuations++
+	_, _ = s.tr.Write("task_continued", trace.F{K: "task_id", V: t.id}, trace.F{K: "continuation_number", V: t.continuations},
+		trace.F{K: "member_calls", V: memberCalls}, trace.F{K: "delegations", V: delegations},
+		trace.F{K: "waited_ms", V: elapsedMS(start, s.now())}, trace.F{K: "turns_remaining", V: s.m.Inference.MaxTurns - t.turns})
+	return ending{}, true, false
+}
+
+// doneCheckMessage is LOOP-14's reopen message (ours).
+func doneCheckMessage(command, outcome string, code *int, tail string) string {
+	c := "none"
+	if code != nil {
+		c = fmt.Sprint(*code)
+	}
+	return fmt.Sprintf("[done_check] `%s` ended %s, exit code %s; its last output:\n%s", command, outcome, c, tail)
+}
+
+// doneCheck is LOOP-14: run the command; not passed and under its limit,
+// reopen the task with the output; limit spent and still failing, fail it.
+func (t *taskRun) doneCheck(e ending) (ending, bool) {
+	s := t.s
+	dc := s.m.Lifecycle.DoneCheck
+	r := t.runDoneCheck(dc.Command, dc.TimeoutSecs)
+	t.mu.Lock()
+	t.doneRuns++
+	t.doneOutcome = r.outcome
+	run := t.doneRuns
+	t.mu.Unlock()
+	var code any
+	if r.code != nil {
+		code = *r.code
+	}
+	_, _ = s.tr.Write("done_check", trace.F{K: "task_id", V: t.id}, trace.F{K: "run", V: run}, trace.F{K: "outcome", V: r.outcome},
+		trace.F{K: "exit_code", V: code}, trace.F{K: "duration_ms", V: r.duration.Milliseconds()}, trace.F{K: "output_bytes", V: r.bytes})
+	if ce, ok := t.canceled(); ok {
+		return ce, false
+	}
+	if r.outcome == "passed" || dc.Limit == 0 {
+		return e, false
+	}
+	msg := doneCheckMessage(dc.Command, r.outcome, r.code, r.tail)
+	if t.doneReopens >= dc.Limit {
+		reason := strings.TrimPrefix(strings.SplitN(msg, ";", 2)[0], "[done_check] ")
+		reason = "done_check " + reason
+		return ending{status: StatusFailed, text: resultFailed(reason), cause: "done_check", reason: reason}, false
+	}
+	if t.turns >= s.m.Inference.MaxTurns {
+		return ending{status: StatusReopenBudget, text: resultTurnBudget}, false
+	}
+	t.mu.Lock()
+	t.doneReopens++
+	n := t.doneReopens
+	t.mu.Unlock()
+	t.userMessage(msg)
+	_, _ = s.tr.Write("task_reopened", trace.F{K: "task_id", V: t.id}, trace.F{K: "hook_name", V: "done_check"},
+		trace.F{K: "reason", V: strings.SplitN(msg, "\n", 2)[0]}, trace.F{K: "reopen_number", V: n},
+		trace.F{K: "attempt_context", V: nil}, trace.F{K: "turns_remaining", V: s.m.Inference.MaxTurns - t.turns})
+	if t.run.Provenance().Source == "task_md" {
+		p := filepath.Join(s.runtimeDir, "task.md")
+		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			if n == 1 {
+				fmt.Fprint(f, "\n\n# Reopen feedback\n")
+			}
+			fmt.Fprintf(f, "\n%s\n", msg)
+			f.Close()
+		}
+	}
+	return ending{}, true
+}
+
+// writeTaskEnd writes task_end (capsule.md §6) and adds its totals to the
+// session's (TRACE-4).
+func (t *taskRun) writeTaskEnd(e ending, running []string) {
+	s := t.s
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fields := []trace.F{
+		{K: "task_id", V: t.id}, {K: "exit_status", V: e.status}, {K: "duration_ms", V: elapsedMS(t.start, s.now())},
+		{K: "turns", V: t.turns}, {K: "input_tokens", V: t.inTokens}, {K: "output_tokens", V: t.outTokens},
+		{K: "tool_calls", V: t.toolCalls}, {K: "shell_calls", V: t.shellCalls}, {K: "reopen_count", V: t.doneReopens},
+	}
+	if kw := s.m.Lifecycle.KeepWorking; kw != nil {
+		var by any
+		switch {
+		case t.keepUsed >= kw.Limit:
+			by = "limit"
+		case e.status == StatusSpendCeiling:
+			by = "spend_ceiling"
+		case e.status == StatusCanceled && t.run.CancelCause() == ByDeadline:
+			by = "deadline"
+		case t.turns >= s.m.Inference.MaxTurns:
+			by = "max_turns"
+		}
+		fields = append(fields, trace.F{K: "keep_working", V: trace.Obj{{K: "used", V: t.keepUsed}, {K: "stopped_by", V: by}}})
+	}
+	if s.m.Lifecycle.DoneCheck != nil {
+		fields = append(fields, trace.F{K: "done_check", V: trace.Obj{{K: "runs", V: t.doneRuns},
+			{K: "reopens", V: t.doneReopens}, {K: "outcome", V: orNull(t.doneOutcome)}}})
+	}
+	if len(running) > 0 {
+		fields = append(fields, trace.F{K: "running_commands", V: running})
+	}
+	_, _ = s.tr.Write("task_end", fields...)
+	s.stats.mu.Lock()
+	s.stats.inTokens += t.inTokens
+	s.stats.outTokens += t.outTokens
+	s.stats.mu.Unlock()
+}

@@ -1,0 +1,67 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/tools"
+)
+
+// choices is the session's driver choices and the current one (DRV-2,
+// SWD-2). It satisfies tools.Switcher.
+type choices struct {
+	blocks  []manifest.DriverBlock
+	drivers map[string]driver.Driver
+
+	mu      sync.Mutex
+	current string
+	pending string // change id of a switch not yet used by a call ("" none)
+}
+
+func newChoices(m *manifest.Manifest, drivers map[string]driver.Driver) *choices {
+	return &choices{blocks: m.Inference.Choices(), drivers: drivers, current: manifest.PrimaryChoice}
+}
+
+// Current names the choice serving the next agent inference call.
+func (c *choices) Current() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.current
+}
+
+// Switch makes name serve every later agent inference call (SWD-2).
+func (c *choices) Switch(name, changeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current, c.pending = name, changeID
+}
+
+// take returns the choice for the next call, and the change id when this is
+// the first call to use a switch (control_applied).
+func (c *choices) take() (block manifest.DriverBlock, d driver.Driver, changeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changeID, c.pending = c.pending, ""
+	for _, b := range c.blocks {
+		if b.Name == c.current {
+			return b, c.drivers[b.Name], changeID
+		}
+	}
+	return c.blocks[0], c.drivers[c.blocks[0].Name], changeID
+}
+
+// toolChoices describes the choices for switch-driver (SWD-1).
+func (c *choices) toolChoices() []tools.Choice {
+	out := make([]tools.Choice, len(c.blocks))
+	for i, b := range c.blocks {
+		out[i] = tools.Choice{Name: b.Name, Kind: b.Kind, Model: b.Model, Available: b.Available, Credential: b.APIKeyEnv}
+	}
+	return out
+}
+
+// options reads a choice's DRV-10 config (context window, input ceiling).
+func (c *choices) options(b manifest.DriverBlock) driver.Options {
+	o, _ := driver.ParseOptions(b.Config)
+	return o
+}

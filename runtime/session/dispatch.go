@@ -1,0 +1,153 @@
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// runTools runs a turn's tool calls one at a time, in order (LOOP-7), and
+// appends their results as one tool message. A cancel stops before the next
+// call.
+func (t *taskRun) runTools(uses []driver.Block) {
+	turn := t.turns - 1
+	var results []driver.Block
+	for _, u := range uses {
+		if _, ok := t.canceled(); ok {
+			return
+		}
+		content, isErr := t.dispatch(turn, u)
+		results = append(results, driver.ToolResultBlock(u.ID, content, isErr))
+	}
+	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleTool, Blocks: results})
+}
+
+// dispatch answers one tool call (STAGE-8, LOOP-9, TOOL-*), writes its
+// tool_call and the tool's own records, and streams its artifact frame
+// (SSE-8). It returns what the model gets.
+func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool) {
+	s := t.s
+	start := s.now()
+	input := u.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	var res tools.Result
+	var extra []string
+	switch tool, refusal := s.tools.Lookup(u.Name); {
+	case u.InputError != "":
+		res = tools.Refusal(u.Name, driver.InvalidToolArguments(u))
+	case refusal != "":
+		res = tools.Refusal(u.Name, refusal)
+	default:
+		if missing := s.tools.MissingRequired(tool, input); len(missing) > 0 {
+			_, _ = s.tr.Write("tool_input_refused", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
+				trace.F{K: "tool_name", V: u.Name}, trace.F{K: "missing", V: missing})
+			res = tools.Refusal(u.Name, tools.LacksRequired(u.Name, missing))
+			break
+		}
+		cc := &tools.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
+		res = tool.Call(t.ctx, cc, input)
+		if line, ok := t.notice(turn, u.Name); ok {
+			extra = append(extra, line)
+		}
+	}
+	content, truncated := res.Content(u.Name, extra...)
+	status := "ok"
+	if res.IsError() {
+		status = "error"
+	}
+	var output any
+	if s.m.Trace.Capture == "content" {
+		output = content
+	}
+	dur := s.now().Sub(start).Milliseconds()
+	_, _ = s.tr.Write("tool_call", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
+		trace.F{K: "tool_name", V: u.Name}, trace.F{K: "tool_call_id", V: orNull(u.ID)}, trace.F{K: "input", V: input},
+		trace.F{K: "input_bytes", V: len(u.Input)}, trace.F{K: "output", V: output}, trace.F{K: "output_bytes", V: len(content)},
+		trace.F{K: "duration_ms", V: dur}, trace.F{K: "status", V: status}, trace.F{K: "summary", V: res.Summary})
+	if len(extra) > 0 {
+		t.noticeRecord(turn, u.Name)
+	}
+	t.writeRecs(res.Records)
+	t.count(res)
+	var fence, code any
+	if !res.Refused {
+		src := res.Source
+		if src == "" {
+			src = tools.SourceTool + u.Name
+		}
+		fence = src
+	}
+	if res.ExitCode != nil {
+		code = *res.ExitCode
+	}
+	s.reg.Frame(a2a.FrameArtifact, trace.Obj{{K: "id", V: t.id}, {K: "artifact", V: trace.Obj{
+		{K: "tool_name", V: u.Name}, {K: "content", V: content}, {K: "fence_source", V: fence},
+		{K: "tool_call_id", V: orNull(u.ID)}, {K: "is_error", V: res.IsError()}, {K: "duration_ms", V: dur},
+		{K: "exit_code", V: code}, {K: "truncated", V: truncated},
+	}}})
+	return content, res.IsError()
+}
+
+// count adds a call to the task's and session's tool and shell counters.
+func (t *taskRun) count(res tools.Result) {
+	shells := 0
+	for _, r := range res.Records {
+		switch r.Type {
+		case "shell":
+			shells++
+		case "shell_detached":
+			shells++
+			for _, f := range r.Fields {
+				if f.K == "work_id" {
+					if id, ok := f.V.(string); ok {
+						t.detached = append(t.detached, id)
+					}
+				}
+			}
+		}
+	}
+	t.mu.Lock()
+	t.toolCalls++
+	t.shellCalls += shells
+	t.mu.Unlock()
+	t.s.stats.mu.Lock()
+	t.s.stats.toolCalls++
+	t.s.stats.shellCalls += shells
+	t.s.stats.mu.Unlock()
+}
+
+// notice returns NOTICE-1's line for the first tool result handed over once
+// no more than the margin is left (NOTICE-3: once per session, only by a
+// tool that ran).
+func (t *taskRun) notice(turn int, tool string) (string, bool) {
+	s := t.s
+	if s.noticeAfter == nil {
+		return "", false
+	}
+	now := s.now()
+	if now.Before(*s.noticeAfter) {
+		return "", false
+	}
+	line, ok := "", false
+	s.noticeOnce.Do(func() {
+		line, ok = tools.DeadlineNotice(*s.deadline, now), true
+		s.noticeAt = now
+	})
+	return line, ok
+}
+
+// noticeRecord writes deadline_notice (REC-3) after the call's tool_call.
+func (t *taskRun) noticeRecord(turn int, tool string) {
+	s := t.s
+	_, _ = s.tr.Write("deadline_notice", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
+		trace.F{K: "tool_name", V: tool}, trace.F{K: "deadline_at", V: tools.FormatDeadline(*s.deadline)},
+		trace.F{K: "left_secs", V: tools.LeftSecs(*s.deadline, s.noticeAt)}, trace.F{K: "margin_secs", V: s.noticeSecs})
+}
+
+var _ = time.Now

@@ -1,0 +1,291 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/formation"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/tools"
+)
+
+// Options are `mur run`'s inputs once its flags are read (capsule.md CLI-1,
+// CLI-2; formations.md LAUNCH-2).
+type Options struct {
+	// ManifestPath is --manifest, or <dir>/murmur.yaml for --capsule <dir>.
+	ManifestPath string
+	// StoreName and StoreVersion are --capsule <name> --capsule-version <v>:
+	// the store form (STORE-3); ManifestPath is then empty.
+	StoreName, StoreVersion string
+	// CapsuleSHA256 is the hidden --capsule-sha256 the launcher admitted
+	// (E-RUN-047); StoreRoot the hidden --store-root (<project>).
+	CapsuleSHA256 string
+	StoreRoot     string
+	Workdir       string  // --workdir; "" = SES-2's default
+	Task          *string // --task; nil when absent
+	Acceptance    string  // --lifecycle-task-acceptance; "" = the manifest's
+	AfterTask     string  // --lifecycle-after-task; "" = the manifest's
+	SystemPrompt  *string // --system-prompt; replaces every prompt source
+	// Deadline is the effective deadline: the earliest of --deadline and the
+	// hidden --inherited-deadline (SES-7); nil for none.
+	Deadline  *time.Time
+	NoEnvFile bool
+	Getenv    func(string) string // the process environment
+	Cwd       string
+	Version   string // this mur's version (mur_version, W-SEC-019)
+}
+
+// Launch is a capsule that passed MAN-4 steps 0–9: nothing is created yet.
+// cmd/mur binds the door (step 10) and then calls Start.
+type Launch struct {
+	Opts     Options
+	Manifest *manifest.Manifest
+	Member   *formation.Member // nil outside a formation
+	Project  string            // <project> (STORE-2), "" when none
+	Workdir  string            // the accessible workdir, absolute (SES-2)
+	Env      manifest.Env      // the environment after .env (SES-10)
+	// Warnings go to stderr and logs/bootstrap.log (MAN-10), in order.
+	Warnings []*diag.Diagnostic
+	// Prompt is the resolved system prompt and its source (LOOP-6,
+	// session_start.system_prompt_source).
+	Prompt       string
+	PromptSource string
+	// Drivers serve each choice by name (DRV-2); the primary is "primary".
+	Drivers map[string]driver.Driver
+	// TaskText is the launch task (SES-4); HasTask is false when there is none.
+	TaskText string
+	HasTask  bool
+	// Artifacts are the declared tool and skill artifacts, resolved in the
+	// stores (STORE-3, STORE-8), in manifest order.
+	Artifacts []tools.Artifact
+	// Impls adds this build's other runtime-provided tools (call-member,
+	// end-without-answer); set it before Start.
+	Impls ToolImpls
+	// Exit, when set, ends the process with a code: the formation's 20 s
+	// exit timer calls it (LIFE-4). cmd/mur sets os.Exit.
+	Exit func(code int)
+}
+
+// Prepare runs MAN-4 steps 0–9 in order and stops at the first fault, which
+// it returns as a *diag.Diagnostic; it writes nothing (MAN-4: a refused launch
+// leaves no directory).
+func Prepare(opts Options) (*Launch, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	l := &Launch{Opts: opts}
+	member, err := formation.Join(opts.Getenv) // step 0
+	if err != nil {
+		return nil, err
+	}
+	l.Member = member
+	if member != nil {
+		l.Warnings = append(l.Warnings, member.Warnings...)
+	}
+	path, resolved, err := l.locate()
+	if err != nil {
+		l.closeMember()
+		return nil, err
+	}
+	if !opts.NoEnvFile {
+		if l.Env, err = manifest.LoadDotEnv(l.Project, opts.Cwd, opts.Getenv); err != nil {
+			l.closeMember()
+			return nil, err
+		}
+	} else {
+		l.Env, _ = manifest.LoadDotEnv("", "", opts.Getenv)
+	}
+	m, warns, err := manifest.Load(path, l.Env.Getenv) // steps 1–7
+	l.Warnings = append(l.Warnings, warns...)
+	if err == nil {
+		err = l.applyOverrides(m)
+	}
+	if err == nil {
+		err = l.checkArtifacts(m, resolved) // step 8
+	}
+	if err == nil {
+		err = l.readFiles(m) // step 9
+	}
+	if err == nil {
+		err = l.readTask(m)
+	}
+	if err != nil {
+		l.closeMember()
+		return nil, err
+	}
+	l.Manifest = m
+	if w := m.MurVersionWarning(opts.Version); w != nil {
+		l.Warnings = append(l.Warnings, w)
+	}
+	if w := m.Lifecycle.GraceWarning(); w != nil {
+		l.Warnings = append(l.Warnings, w)
+	}
+	return l, nil
+}
+
+func (l *Launch) closeMember() {
+	if l.Member != nil {
+		_ = l.Member.Close()
+	}
+}
+
+// locate finds the manifest and <project> (CLI-1, STORE-2, STORE-3).
+func (l *Launch) locate() (path string, resolved *store.Resolved, err error) {
+	o := l.Opts
+	if o.StoreName == "" {
+		abs, err := filepath.Abs(o.ManifestPath)
+		if err != nil {
+			return "", nil, diag.IOError(o.ManifestPath, err.Error())
+		}
+		l.Project = filepath.Dir(abs)
+		return o.ManifestPath, nil, nil
+	}
+	l.Project = o.StoreRoot
+	if l.Project == "" {
+		l.Project, _ = store.FindProject(o.Cwd)
+	}
+	home, err := store.Home(o.Getenv)
+	if err != nil {
+		return "", nil, err
+	}
+	r, err := store.Stores{ProjectDir: l.Project, Home: home}.Resolve(o.StoreName, o.StoreVersion)
+	if errors.Is(err, store.ErrNotInstalled) {
+		return "", nil, diag.RunMissingArtifacts([]string{o.StoreName + "@" + o.StoreVersion})
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(r.TreeDir, manifest.FileName), &r, nil
+}
+
+// applyOverrides applies the --lifecycle-* flags (E-MAN-003) and settles the
+// accessible workdir (SES-2).
+func (l *Launch) applyOverrides(m *manifest.Manifest) error {
+	o := l.Opts
+	if o.Acceptance != "" {
+		switch o.Acceptance {
+		case "none", "single", "queue":
+			m.Lifecycle.TaskAcceptance = o.Acceptance
+		default:
+			return diag.ManOverrideNotOneOf("lifecycle-task-acceptance", o.Acceptance, "none", "single", "queue")
+		}
+	}
+	if o.AfterTask != "" {
+		switch o.AfterTask {
+		case "exit", "sleep":
+			m.Lifecycle.AfterTask = o.AfterTask
+		default:
+			return diag.ManOverrideNotOneOf("lifecycle-after-task", o.AfterTask, "exit", "sleep")
+		}
+	}
+	wd := o.Workdir
+	switch {
+	case wd != "":
+	case o.StoreName == "":
+		wd = m.Dir
+	default:
+		wd = o.Cwd
+	}
+	abs, err := filepath.Abs(wd)
+	if err != nil {
+		return diag.IOError(wd, err.Error())
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return ioDiag(abs, err)
+	} else if !fi.IsDir() {
+		return diag.IOError(abs, "not a directory")
+	}
+	l.Workdir = abs
+	if o.Workdir != "" {
+		if d := m.CheckExports(abs); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// checkArtifacts is MAN-4 step 8: the artifacts against the lock and stores,
+// and, for a formation member, the admitted bytes (E-RUN-047).
+func (l *Launch) checkArtifacts(m *manifest.Manifest, resolved *store.Resolved) error {
+	o := l.Opts
+	if resolved != nil && o.CapsuleSHA256 != "" && resolved.SHA256 != o.CapsuleSHA256 {
+		return diag.RunBytesChanged(o.StoreName, o.StoreVersion, resolved.SHA256, o.CapsuleSHA256)
+	}
+	// TODO(issue 3): runtime/store's lock checks (E-RUN-003, E-REG-005, lock
+	// creation) are called here once they land; meanwhile this resolves the
+	// declared artifacts in the stores (E-RUN-008, E-REG-002).
+	return l.resolveArtifacts(m)
+}
+
+// ioDiag is E-IO-001 for a failed stat or read of path.
+func ioDiag(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return diag.IONotFound(path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return diag.IOError(path, pe.Err.Error())
+	}
+	return diag.IOError(path, err.Error())
+}
+
+// osText is an os error's text without its operation and path.
+func osText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readTask resolves the launch task (SES-4): --task names an existing regular
+// file (relative to cwd) read as UTF-8, else it is the text; without it, under
+// task_acceptance none, <workdir>/task.md then <workdir>/input.txt.
+func (l *Launch) readTask(m *manifest.Manifest) error {
+	if t := l.Opts.Task; t != nil {
+		p := *t
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.Opts.Cwd, p)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return ioDiag(*t, err)
+			}
+			if !utf8.Valid(b) {
+				return diag.IOError(*t, "not UTF-8 text")
+			}
+			l.TaskText, l.HasTask = string(b), true
+			return nil
+		}
+		l.TaskText, l.HasTask = *t, true
+		return nil
+	}
+	if m.Lifecycle.TaskAcceptance != "none" {
+		return nil
+	}
+	for _, name := range []string{"task.md", "input.txt"} {
+		b, err := os.ReadFile(filepath.Join(l.Workdir, name))
+		if err == nil {
+			l.TaskText, l.HasTask = string(b), true
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return ioDiag(filepath.Join(l.Workdir, name), err)
+		}
+	}
+	return nil
+}
+
+// String names the launch for logs.
+func (l *Launch) String() string {
+	return fmt.Sprintf("%s v%s", l.Manifest.Name, l.Manifest.Version)
+}

@@ -1,0 +1,260 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// sha is the lowercase hex sha256 of s (TRACE-5).
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// loop runs the task's turns until an attempt ends for good (LOOP-7..LOOP-20).
+func (t *taskRun) loop() ending {
+	maxTurns := t.s.m.Inference.MaxTurns
+	for {
+		if e, ok := t.canceled(); ok {
+			return e
+		}
+		if t.turns >= maxTurns {
+			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
+		}
+		resp, e, ok := t.infer()
+		if !ok {
+			return e
+		}
+		t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleAssistant, Blocks: resp.Blocks})
+		if uses := resp.ToolUses(); len(uses) > 0 {
+			if t.turns >= maxTurns { // LOOP-8: the last allowed call's tools are not run
+				return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
+			}
+			if text := resp.Text(); text != "" {
+				t.s.reg.Frame(a2a.FrameText, trace.Obj{{K: "id", V: t.id}, {K: "text", V: text}, {K: "final", V: false}})
+			}
+			t.runTools(uses)
+			if e, ok := t.canceled(); ok {
+				return e
+			}
+			if reason, ok := t.state.NoAnswer(); ok { // EWA-4
+				return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}
+			}
+			continue
+		}
+		answer := resp.Text()
+		e = ending{status: StatusOK, text: answer, answer: answer}
+		if resp.StopReason == driver.StopMaxTokens {
+			e.text, e.maxTokens = resultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
+		}
+		if next, more := t.afterAnswer(e); !more {
+			return next
+		}
+	}
+}
+
+// infer makes one turn's driver call (LOOP-7): spend admission (LOOP-18),
+// the call, the inference record. ok is false when the attempt ended.
+func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
+	s := t.s
+	block, d, changeID := s.choices.take()
+	turn := t.turns
+	if changeID != "" {
+		_, _ = s.tr.Write("control_applied", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
+			trace.F{K: "name", V: "inference.driver"}, trace.F{K: "value", V: block.Name}, trace.F{K: "change_id", V: changeID})
+	}
+	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens}
+	if e, refused := t.admit(d, req, turn); refused {
+		return nil, e, false
+	}
+	t.setPhase("inference")
+	resp, err := d.Complete(t.ctx, req)
+	t.setPhase("turn")
+	t.mu.Lock()
+	t.turns++
+	t.mu.Unlock()
+	if e, canceled := t.canceled(); canceled {
+		return nil, e, false
+	}
+	if err != nil {
+		return nil, t.driverFailed(err), false
+	}
+	t.recordInference(turn, block.Name, req, resp, s.choices.options(block))
+	return resp, ending{}, true
+}
+
+// admit is LOOP-18's spend admission: refused when used + the estimated
+// input + max_tokens passes inference.max_session_tokens, and every call
+// after a refusal is refused alike.
+func (t *taskRun) admit(d driver.Driver, req *driver.Request, turn int) (ending, bool) {
+	s := t.s
+	ceiling := s.m.Inference.MaxSessionTokens
+	if ceiling <= 0 {
+		return ending{}, false
+	}
+	est, err := driver.EstimateInput(d, req)
+	if err != nil {
+		est = 0
+	}
+	requested := est + int64(req.MaxTokens)
+	s.stats.mu.Lock()
+	used := s.stats.spent
+	refuse := s.stats.refused || used+requested > ceiling
+	if refuse {
+		s.stats.refused = true
+	}
+	s.stats.mu.Unlock()
+	if !refuse {
+		return ending{}, false
+	}
+	_, _ = s.tr.Write("spend_ceiling_reached", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
+		trace.F{K: "limit", V: "session"}, trace.F{K: "ceiling", V: ceiling}, trace.F{K: "used", V: used},
+		trace.F{K: "requested", V: requested})
+	return ending{status: StatusSpendCeiling, text: resultSpend(ceiling, used, requested)}, true
+}
+
+// driverFailed is LOOP-19: the attempt fails with the error's cause and
+// reason; a credential rejection writes inference_credential and prints
+// E-RUN-027 (DRV-4).
+func (t *taskRun) driverFailed(err error) ending {
+	s := t.s
+	var ce *driver.CredentialError
+	if errors.As(err, &ce) {
+		_, _ = s.tr.Write("inference_credential", trace.F{K: "source", V: "environment"}, trace.F{K: "credential", V: ce.Credential},
+			trace.F{K: "change", V: "rejected"}, trace.F{K: "status", V: ce.Status})
+		fmt.Fprint(s.cfg.Stderr, ce.Diagnostic().Render())
+	}
+	reason := driver.Reason(err)
+	return ending{status: StatusFailed, text: resultFailed(reason), cause: driver.Cause(err), reason: reason}
+}
+
+// recordInference writes the inference record (capsule.md §6, TRACE-5) and
+// counts its tokens (DRV-8, LOOP-18, STATUS-1).
+func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, resp *driver.Response, opts driver.Options) {
+	s := t.s
+	in, out := resp.EstimatedInputTokens(), resp.EstimatedOutputTokens()
+	decision := "end_turn"
+	var toolName any
+	if uses := resp.ToolUses(); len(uses) > 0 {
+		decision, toolName = "tool_call", uses[0].Name
+	} else if resp.StopReason == driver.StopMaxTokens {
+		decision = "text"
+	}
+	fields := []trace.F{
+		{K: "turn", V: turn}, {K: "task_id", V: t.id}, {K: "choice", V: choice},
+		{K: "input_tokens", V: in}, {K: "output_tokens", V: out}, {K: "decision", V: decision},
+		{K: "stop_reason", V: resp.StopReason}, {K: "tool_name", V: toolName},
+	}
+	u := resp.Usage
+	for _, f := range []struct {
+		k string
+		v *int64
+	}{{"input_tokens_actual", u.Input}, {"output_tokens_actual", u.Output}, {"cached_tokens", u.Cached}, {"cache_write_tokens", u.CacheWrite}} {
+		if f.v != nil {
+			fields = append(fields, trace.F{K: f.k, V: *f.v})
+		}
+	}
+	fields = append(fields, t.captureFields(req, resp)...)
+	_, _ = s.tr.Write("inference", fields...)
+
+	t.mu.Lock()
+	t.inTokens += in
+	t.outTokens += out
+	t.mu.Unlock()
+	s.stats.mu.Lock()
+	defer s.stats.mu.Unlock()
+	s.stats.turns++
+	spentIn, spentOut := in, out
+	if u.Input != nil {
+		spentIn = *u.Input
+	}
+	if u.Output != nil {
+		spentOut = *u.Output
+	}
+	s.stats.spent += spentIn + spentOut
+	addPtr(&s.stats.input, u.Input)
+	addPtr(&s.stats.output, u.Output)
+	addPtr(&s.stats.cached, u.Cached)
+	addPtr(&s.stats.cacheWrite, u.CacheWrite)
+	if u.Input == nil && u.Output == nil && u.Cached == nil && u.CacheWrite == nil {
+		s.stats.unreported++
+	}
+	c := &tools.ContextInfo{UsedTokens: spentIn + spentOut, MaxTokens: int64(req.MaxTokens), Actual: u.Input != nil && u.Output != nil}
+	if opts.ContextWindowTokens > 0 {
+		w := opts.ContextWindowTokens
+		c.WindowTokens = &w
+	}
+	if opts.MaxInputTokens > 0 {
+		mi := opts.MaxInputTokens
+		c.MaxInput = &mi
+	}
+	s.stats.lastContext = c
+}
+
+// captureFields are TRACE-5's meta fields; under content the bodies also go
+// to blobs/<sha256>, write-once.
+func (t *taskRun) captureFields(req *driver.Request, resp *driver.Response) []trace.F {
+	s := t.s
+	capture := s.m.Trace.Capture
+	if capture == "none" {
+		return nil
+	}
+	ids := make([]string, len(req.Messages))
+	shas := make([]string, len(req.Messages))
+	var bodies [][]byte
+	for i, m := range req.Messages {
+		ids[i] = m.ID
+		b, _ := json.Marshal(m)
+		shas[i] = sha(string(b))
+		bodies = append(bodies, b)
+	}
+	toolsJSON, _ := json.Marshal(req.Tools)
+	fields := []trace.F{
+		{K: "message_ids", V: ids}, {K: "system_sha", V: sha(req.System)}, {K: "tools_sha", V: sha(string(toolsJSON))},
+		{K: "response_sha", V: sha(string(resp.RawBody))}, {K: "message_shas", V: shas},
+	}
+	if capture == "content" {
+		bodies = append(bodies, []byte(req.System), toolsJSON, resp.RawBody)
+		for _, b := range bodies {
+			t.s.blob(b)
+		}
+	}
+	return fields
+}
+
+// blob writes b to blobs/<sha256> once (TRACE-5 content).
+func (s *Session) blob(b []byte) {
+	dir := filepath.Join(s.recordsDir, "blobs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, sha(string(b))), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return // already written, or unwritable: never rewritten
+	}
+	defer f.Close()
+	_, _ = f.Write(b)
+}
+
+// writeRecs writes tool or waiter records, parented through task_id.
+func (t *taskRun) writeRecs(recs []tools.Rec) {
+	for _, r := range recs {
+		id, err := t.s.tr.WriteTask(t.id, r.Type, r.Fields...)
+		if err == nil && r.Written != nil {
+			r.Written(id)
+		}
+	}
+}
+
+var _ = context.Background

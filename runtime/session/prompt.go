@@ -1,0 +1,93 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/driver/scripted"
+	"github.com/murmur-go/mur/runtime/manifest"
+)
+
+// System prompt sources (session_start.system_prompt_source).
+const (
+	promptManifest = "manifest"
+	promptCLI      = "cli"
+	promptNone     = "none"
+)
+
+// readFiles is MAN-4 step 9: the system prompt file (E-RUN-009) and every
+// scripted choice's script (E-RUN-009, E-MAN-003); it also builds the drivers.
+func (l *Launch) readFiles(m *manifest.Manifest) error {
+	switch {
+	case l.Opts.SystemPrompt != nil:
+		l.Prompt, l.PromptSource = *l.Opts.SystemPrompt, promptCLI
+	case m.Inference.SystemPromptFile != "":
+		p := m.SystemPromptPath()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return diag.RunUnreadable(p, osText(err)).WithErr(err)
+		}
+		l.Prompt, l.PromptSource = string(b), promptManifest
+	case m.Inference.SystemPrompt != "":
+		l.Prompt, l.PromptSource = m.Inference.SystemPrompt, promptManifest
+	default:
+		l.PromptSource = promptNone
+	}
+	if l.Prompt == "" {
+		l.PromptSource = promptNone
+		if l.Opts.SystemPrompt != nil {
+			l.PromptSource = promptCLI // --system-prompt "" clears every source
+		}
+	}
+	l.Drivers = map[string]driver.Driver{}
+	for _, c := range m.Inference.Choices() {
+		d, err := newDriver(m, c, l.Env.Getenv)
+		if err != nil {
+			return err
+		}
+		l.Drivers[c.Name] = d
+	}
+	return nil
+}
+
+// newDriver builds the driver serving one choice (capsule.md §5).
+func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string) string) (driver.Driver, error) {
+	switch c.Kind {
+	case manifest.KindScripted:
+		s, err := scripted.Load(m.ScriptPath(c))
+		if err != nil {
+			return nil, err
+		}
+		return scripted.New(s), nil
+	}
+	// TODO(issue 3): the openai and anthropic drivers plug in here when
+	// runtime/driver/openai and runtime/driver/anthropic land; until then a
+	// turn on such a choice fails with driver_error.
+	return unbuiltDriver{kind: c.Kind}, nil
+}
+
+// unbuiltDriver stands in for a driver kind this build cannot serve yet.
+type unbuiltDriver struct{ kind string }
+
+func (u unbuiltDriver) Kind() string { return u.kind }
+
+func (u unbuiltDriver) Complete(_ context.Context, _ *driver.Request) (*driver.Response, error) {
+	return nil, &driver.RequestError{Kind: u.kind, Err: fmt.Errorf("the %s driver is not built into this mur", u.kind)}
+}
+
+// systemPrompt renders LOOP-6's system prompt: the [Capsule] block, then a
+// blank line and the resolved prompt (if any), then the plan guidance when
+// submit-plan exists (STAGE-4; not built: submit-plan is never staged here).
+func systemPrompt(name, version, ses, url, workdir, prompt string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Capsule]\nname: %s\nversion: %s\nsession: %s\ndoor: %s\nworkdir: %s", name, version, ses, url, workdir)
+	if prompt != "" {
+		b.WriteString("\n\n")
+		b.WriteString(prompt)
+	}
+	return b.String()
+}

@@ -1,0 +1,77 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Exit statuses of a task (LOOP-5, tools.md REC-4) and of a session (LOOP-20).
+const (
+	StatusOK             = "ok"
+	StatusFailed         = "failed"
+	StatusMaxTurns       = "max_turns_reached"
+	StatusSpendCeiling   = "spend_ceiling_reached"
+	StatusReopenBudget   = "reopen_budget_exhausted"
+	StatusCanceled       = "canceled"
+	StatusNoAnswer       = "no_answer"
+	StatusFormationEnded = "formation_ended"
+)
+
+// SES-5's result texts.
+
+func resultMaxTokens(text string, n int) string {
+	return fmt.Sprintf("%s\n[truncated: the reply stopped at the inference.max_tokens output cap of %d tokens]", text, n)
+}
+
+func resultFailed(reason string) string { return "error: " + reason }
+
+func resultMaxTurns(n int) string {
+	return fmt.Sprintf("stopped: inference.max_turns (%d) reached before the task finished", n)
+}
+
+func resultSpend(ceiling, used, needed int64) string {
+	return fmt.Sprintf("stopped: spend ceiling reached: session ceiling %d, used %d, this call needed %d; retrying will not get past it", ceiling, used, needed)
+}
+
+const resultTurnBudget = "error: task turn budget exhausted"
+
+func resultCanceled(by string) string { return "canceled: " + by }
+
+func resultNoAnswer(reason string) string { return "no answer: " + reason }
+
+// BareReason is E-RUN-040's <reason>: a SES-5 text without its leading
+// "error: ", "stopped: " or "canceled: ".
+func BareReason(text string) string {
+	for _, p := range []string{"error: ", "stopped: ", "canceled: "} {
+		if r, ok := strings.CutPrefix(text, p); ok {
+			return r
+		}
+	}
+	return text
+}
+
+// writeResult writes out/result.txt by temp file and rename, UTF-8, no
+// newline added (SES-5).
+func writeResult(outDir, text string) error {
+	f, err := os.CreateTemp(outDir, ".result-*.txt")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(outDir, "result.txt"))
+}

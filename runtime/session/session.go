@@ -1,0 +1,219 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// StartConfig is what Start needs besides the Launch: the door's address,
+// which cmd/mur bound (MAN-4 step 10), and where human output goes.
+type StartConfig struct {
+	// URL is the door's URL in DOOR-1 form, http://127.0.0.1:<port>.
+	URL string
+	// Home is $MURMUR_HOME.
+	Home string
+	// Results, when set, receives each ended task's result text followed by
+	// "\n" (CLI-3's human output). Writes that fail go to logs/bootstrap.log.
+	Results io.Writer
+	// Stderr receives warnings the loop raises (W-RUN-001, E-RUN-027).
+	Stderr io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Session is one `mur run` session (SES-1): its directories, trace, task
+// table, tools and agent loop. Create it with Start, serve its Registry at the
+// door, then call Run. Its methods are safe for concurrent use.
+type Session struct {
+	id         string
+	l          *Launch
+	m          *manifest.Manifest
+	cfg        StartConfig
+	now        func() time.Time
+	start      time.Time
+	url        string
+	workdir    string
+	runtimeDir string
+	recordsDir string
+	logsDir    string
+	system     string
+
+	tr    *trace.Writer
+	reg   *task.Registry
+	tools *tools.Registry
+	specs []driver.ToolSpec
+	shell *tools.Shell
+	works *tools.Works
+	env   []string
+
+	deadline    *time.Time
+	noticeAfter *time.Time // when the deadline notice becomes due
+	noticeSecs  int64      // its margin in seconds
+	noticeOnce  sync.Once  // NOTICE-3: once per session
+	noticeAt    time.Time  // when the notice was handed over
+	bootMu      sync.Mutex // guards bootstrap.log appends
+	stopCtx     context.Context
+	stopCancel  context.CancelFunc
+	wg          sync.WaitGroup // the session's own goroutines (deadline, lifeline, trace watch)
+	choices     *choices
+	stats       stats
+	mu          sync.Mutex
+	current     *task.Run
+	curTask     *taskRun
+	stopCause   string // "" until the session winds down
+	stopped     bool   // a signal or lifeline: queued tasks read "…was stopped before…"
+	formEnded   bool   // wound down by the formation lifeline (LIFE-3)
+	deciding    string // LOOP-20: the first deciding task's non-ok status
+	decidingMsg string
+}
+
+// ID is the session id (ses_…).
+func (s *Session) ID() string { return s.id }
+
+// Registry is the session's task table, for the door.
+func (s *Session) Registry() *task.Registry { return s.reg }
+
+// RecordsDir is the records directory (SES-3).
+func (s *Session) RecordsDir() string { return s.recordsDir }
+
+// Workdir is the accessible workdir (SES-2).
+func (s *Session) Workdir() string { return s.workdir }
+
+// RuntimeDir is the runtime directory (SES-3).
+func (s *Session) RuntimeDir() string { return s.runtimeDir }
+
+// Start creates the session's directories (SES-3), writes session_start,
+// runs retention (SES-9), stages the tools (STAGE-1) and submits the launch
+// task (SES-4). Every failure here is a *diag.Diagnostic.
+func Start(l *Launch, cfg StartConfig) (*Session, error) {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	s := &Session{id: a2a.NewID(a2a.PrefixSession), l: l, m: l.Manifest, cfg: cfg, now: now, url: cfg.URL, workdir: l.Workdir}
+	s.start = now()
+	s.stopCtx, s.stopCancel = context.WithCancel(context.Background())
+	s.deadline = l.Opts.Deadline
+	if err := s.makeDirs(); err != nil {
+		return nil, err
+	}
+	for _, w := range l.Warnings {
+		s.bootstrap(w.Render())
+	}
+	s.system = systemPrompt(s.m.Name, s.m.Version, s.id, s.url, s.workdir, l.Prompt)
+	s.choices = newChoices(s.m, l.Drivers)
+	s.buildTools()
+	tr, err := trace.Open(filepath.Join(s.recordsDir, records.TraceFile), s.id, now)
+	if err != nil {
+		return nil, err
+	}
+	s.tr = tr
+	reg, err := task.New(task.Config{Acceptance: task.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: now, Notify: s.notify})
+	if err != nil {
+		return nil, fmt.Errorf("task table: %w", err)
+	}
+	s.reg = reg
+	if _, err := s.tr.Write("session_start", s.sessionStartFields()...); err != nil {
+		return nil, err
+	}
+	s.retain()
+	if err := s.tools.Stage(s.runtimeDir); err != nil {
+		s.bootstrap(fmt.Sprintf("staging failed: %v\n", err))
+	}
+	s.setupDeadline()
+	if l.HasTask {
+		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(l.TaskText), 0o600); err != nil {
+			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))
+		}
+		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(l.TaskText)}}
+		prov := task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
+		if _, err := s.reg.Submit(prov, msg); err != nil {
+			return nil, fmt.Errorf("submit the launch task: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// makeDirs creates the records and runtime directories, 0700 (SES-3).
+func (s *Session) makeDirs() error {
+	var err error
+	if s.recordsDir, err = records.Dir(s.cfg.Home, s.workdir, s.id); err != nil {
+		return diag.IOError(s.workdir, err.Error())
+	}
+	if s.runtimeDir, err = records.RuntimeDir(s.workdir, s.id); err != nil {
+		return diag.IOError(s.workdir, err.Error())
+	}
+	s.logsDir = filepath.Join(s.recordsDir, "logs")
+	for _, d := range []string{s.recordsDir, s.logsDir, filepath.Join(s.recordsDir, "out"),
+		filepath.Join(s.recordsDir, "home"), filepath.Join(s.recordsDir, "tmp"), s.runtimeDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return diag.IOError(d, osText(err))
+		}
+	}
+	return nil
+}
+
+// bootstrap appends a line to logs/bootstrap.log (SES-3): staging
+// diagnostics, warnings, non-fatal failures, undeliverable output.
+func (s *Session) bootstrap(text string) {
+	s.bootMu.Lock()
+	defer s.bootMu.Unlock()
+	f, err := os.OpenFile(filepath.Join(s.logsDir, "bootstrap.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = io.WriteString(f, text)
+}
+
+// Bootstrap appends text to logs/bootstrap.log; cmd/mur sends undeliverable
+// stdout and stderr lines here (CLI-4).
+func (s *Session) Bootstrap(text string) { s.bootstrap(text) }
+
+// retain runs SES-9 retention right after session_start and writes one
+// retention record per (store, reason) that removed anything.
+func (s *Session) retain() {
+	r := s.m.Trace.Retain
+	if r == nil {
+		return
+	}
+	removals, err := records.Retain(records.RetainConfig{Home: s.cfg.Home, Workdir: s.workdir, Current: s.id,
+		MaxSessions: r.MaxSessions, MaxAge: r.MaxAge, Now: s.now()})
+	if err != nil {
+		s.bootstrap(fmt.Sprintf("retention: %v\n", err))
+	}
+	for _, rm := range removals {
+		_, _ = s.tr.Write("retention", trace.F{K: "store", V: rm.Store}, trace.F{K: "reason", V: rm.Reason}, trace.F{K: "removed", V: rm.Removed})
+	}
+}
+
+// a2aTimeout is how long a lifecycle without a launch task waits for its first
+// message (LOOP-3): MURMUR_A2A_TIMEOUT_SECS when a positive integer, else 30 s.
+func (s *Session) a2aTimeout() time.Duration {
+	if n, err := strconv.Atoi(s.l.Opts.Getenv("MURMUR_A2A_TIMEOUT_SECS")); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// errTraceFailed wraps the trace's E-RUN-007 for Result.Err.
+var errTraceFailed = errors.New("trace write failed")

@@ -1,0 +1,71 @@
+package session
+
+import (
+	"sync"
+	"time"
+
+	"github.com/murmur-go/mur/runtime/tools"
+)
+
+// stats are the session's counters: spend (LOOP-18), provider token sums
+// (STATUS-1), the last call's context, and session_end's totals (TRACE-4).
+type stats struct {
+	mu          sync.Mutex
+	spent       int64 // LOOP-18 used: provider counts where reported, else estimates
+	refused     bool  // a call was refused by the ceiling: every later one is too
+	input       *int64
+	output      *int64
+	cached      *int64
+	cacheWrite  *int64
+	unreported  int
+	lastContext *tools.ContextInfo
+	turns       int   // inference lines (total_turns)
+	inTokens    int64 // sums of task_end fields
+	outTokens   int64
+	toolCalls   int
+	shellCalls  int
+}
+
+func addPtr(p **int64, v *int64) {
+	if v == nil {
+		return
+	}
+	if *p == nil {
+		*p = new(int64)
+	}
+	**p += *v
+}
+
+// statusSnapshot measures the session for session-status (STATUS-1).
+func (s *Session) statusSnapshot(t *taskRun) tools.StatusSnapshot {
+	s.stats.mu.Lock()
+	defer s.stats.mu.Unlock()
+	maxTurns := s.m.Inference.MaxTurns
+	snap := tools.StatusSnapshot{
+		Now: s.now(), SessionStart: s.start, Deadline: s.deadline, MaxTurns: &maxTurns,
+		Input: s.stats.input, Output: s.stats.output, Cached: s.stats.cached, CacheWrite: s.stats.cacheWrite,
+		Unreported: s.stats.unreported, SpendTokens: s.stats.spent,
+	}
+	if s.stats.lastContext != nil {
+		c := *s.stats.lastContext
+		snap.Context = &c
+	}
+	if c := s.m.Inference.MaxSessionTokens; c > 0 {
+		snap.Ceiling = &c
+	}
+	if t != nil {
+		ts := t.start
+		snap.TaskStart = &ts
+		snap.TurnsUsed = t.turns
+		if kw := s.m.Lifecycle.KeepWorking; kw != nil {
+			snap.KeepWorking = &tools.Counter{Used: t.keepUsed, Limit: kw.Limit}
+		}
+		if dc := s.m.Lifecycle.DoneCheck; dc != nil {
+			snap.DoneCheck = &tools.Counter{Used: t.doneReopens, Limit: dc.Limit}
+		}
+	}
+	return snap
+}
+
+// elapsedMS is the milliseconds from start to now.
+func elapsedMS(start, now time.Time) int64 { return now.Sub(start).Milliseconds() }

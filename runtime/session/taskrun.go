@@ -1,0 +1,244 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// taskRun is one task the loop runs: its conversation and counters. Only the
+// pump's goroutine touches it, except through mu.
+type taskRun struct {
+	s     *Session
+	run   *task.Run
+	id    string
+	ctx   context.Context
+	state *tools.TaskState
+	start time.Time
+	msgs  []driver.Message
+
+	mu          sync.Mutex
+	phase       string // LOOP-16 phase a cancel lands in
+	turns       int    // inference calls so far (LOOP-8)
+	keepUsed    int
+	doneRuns    int
+	doneReopens int
+	doneOutcome string
+
+	inTokens, outTokens   int64
+	toolCalls, shellCalls int
+	continuations         int
+	detached              []string // work ids this task moved to the background
+}
+
+// ending is how an attempt ended.
+type ending struct {
+	status    string
+	text      string // the SES-5 text (ok: the answer)
+	answer    string // ok: the answer without any truncation note
+	cause     string // task_failed
+	reason    string
+	maxTokens bool // ok at the max_tokens cap (W-RUN-001)
+}
+
+func (t *taskRun) setPhase(p string) {
+	t.mu.Lock()
+	t.phase = p
+	t.mu.Unlock()
+}
+
+func (t *taskRun) getPhase() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.phase
+}
+
+// lane is task_start.lane (LOOP-4).
+func lane(o a2a.Origin) string {
+	switch o {
+	case a2a.OriginUser:
+		return "user"
+	case a2a.OriginPeer:
+		return "peer"
+	}
+	return "bg"
+}
+
+// partsBytes is task_start.message_parts_bytes: text bytes plus data parts'
+// JSON bytes.
+func partsBytes(m a2a.Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		switch {
+		case p.Text != nil:
+			n += len(*p.Text)
+		case p.Data != nil:
+			n += len(p.Data)
+		case p.URL != nil:
+			n += len(*p.URL)
+		default:
+			n += len(p.Raw)
+		}
+	}
+	return n
+}
+
+// taskText is LOOP-21's first user message: the parts in order (data as
+// compact JSON) joined by "\n", fenced under task:<origin> when untrusted.
+func taskText(m a2a.Message, p task.Provenance) string {
+	var parts []string
+	for _, pt := range m.Parts {
+		switch {
+		case pt.Text != nil:
+			parts = append(parts, *pt.Text)
+		case pt.Data != nil:
+			var v any
+			if json.Unmarshal(pt.Data, &v) == nil {
+				parts = append(parts, tools.JSON(v))
+			} else {
+				parts = append(parts, string(pt.Data))
+			}
+		case pt.URL != nil:
+			parts = append(parts, *pt.URL)
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if p.Trust == a2a.TrustUntrusted {
+		return tools.Fence(tools.SourceTask+string(p.Origin), text)
+	}
+	return text
+}
+
+// runTask runs one task from task_start to task_end and returns its exit
+// status and SES-5 text.
+func (s *Session) runTask(run *task.Run) (status, text string) {
+	prov := run.Provenance()
+	ctx, cancel := context.WithCancel(context.Background())
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		select {
+		case <-run.Canceled():
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	defer func() { cancel(); watch.Wait() }()
+	t := &taskRun{s: s, run: run, id: string(run.ID()), ctx: ctx, start: s.now(), phase: "turn",
+		state: &tools.TaskState{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
+			CallerMember: run.Caller().Member, Trace: s.tr}}
+	fields := []trace.F{
+		{K: "task_id", V: t.id}, {K: "context_id", V: string(run.ContextID())}, {K: "source", V: prov.Source},
+		{K: "origin", V: string(prov.Origin)}, {K: "trust", V: string(prov.Trust)}, {K: "lane", V: lane(prov.Origin)},
+		{K: "message_parts_bytes", V: partsBytes(run.Message())},
+	}
+	if m := run.Caller().Member; m != "" {
+		fields = append(fields, trace.F{K: "caller_member", V: m}) // TRC-3
+	}
+	_, _ = s.tr.Write("task_start", fields...)
+	s.mu.Lock()
+	s.curTask = t
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.curTask = nil
+		s.mu.Unlock()
+	}()
+	t.msgs = []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser,
+		Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}}}
+	e := t.loop()
+	t.finish(e)
+	return e.status, e.text
+}
+
+// canceled returns the canceled ending when the task was cancelled.
+func (t *taskRun) canceled() (ending, bool) {
+	select {
+	case <-t.run.Canceled():
+		by := t.run.CancelCause()
+		return ending{status: StatusCanceled, text: resultCanceled(by)}, true
+	default:
+		return ending{}, false
+	}
+}
+
+// finish ends the task (SES-5, LOOP-5, TRACE-4): waiters accounted for,
+// out/result.txt, task_canceled/task_failed, the A2A outcome, task_end.
+func (t *taskRun) finish(e ending) {
+	s := t.s
+	for _, w := range t.state.Waiters() {
+		t.writeRecs(w.Abandon())
+	}
+	if err := writeResult(filepath.Join(s.recordsDir, "out"), e.text); err != nil {
+		s.bootstrap(fmt.Sprintf("out/result.txt could not be written: %v\n", err))
+	}
+	if e.maxTokens {
+		fmt.Fprint(s.cfg.Stderr, diag.RunMaxTokensCut(s.m.Inference.MaxTokens).Render())
+	}
+	running := s.works.Running()
+	switch e.status {
+	case StatusCanceled:
+		_, _ = s.tr.Write("task_canceled", trace.F{K: "task_id", V: t.id}, trace.F{K: "turn", V: t.turnIndex()},
+			trace.F{K: "phase", V: t.getPhase()}, trace.F{K: "detached_work_ids", V: t.stillDetached(running)},
+			trace.F{K: "delegation_ids", V: []string{}})
+	case StatusFailed:
+		_, _ = s.tr.Write("task_failed", trace.F{K: "task_id", V: t.id}, trace.F{K: "turn", V: t.turnIndex()},
+			trace.F{K: "cause", V: e.cause}, trace.F{K: "reason", V: e.reason})
+	}
+	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
+	var meta a2a.MurmurTaskMetadata
+	meta.RunningCommands = running
+	switch e.status {
+	case StatusOK:
+		out = task.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
+		s.reg.Frame(a2a.FrameText, trace.Obj{{K: "id", V: t.id}, {K: "text", V: e.text}, {K: "final", V: true}})
+	case StatusCanceled:
+		out.State = a2a.TaskStateCanceled
+	case StatusNoAnswer:
+		out.Message = e.reason // EWA-4: the bare reason
+		meta.NoAnswer = true
+	}
+	if !meta.Empty() {
+		out.Murmur = &meta
+	}
+	t.run.Finish(out)
+	t.writeTaskEnd(e, running)
+	if s.cfg.Results != nil {
+		if _, err := fmt.Fprintf(s.cfg.Results, "%s\n", e.text); err != nil {
+			s.bootstrap(e.text + "\n")
+		}
+	}
+}
+
+// turnIndex is the 0-based turn the task is on (null before the first).
+func (t *taskRun) turnIndex() any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.turns == 0 {
+		return 0
+	}
+	return t.turns - 1
+}
+
+// stillDetached lists the work ids this task detached that still run.
+func (t *taskRun) stillDetached(running []string) []string {
+	out := []string{}
+	for _, id := range t.detached {
+		for _, r := range running {
+			if r == id {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package session
+
+import (
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// ToolImpls lets other parts of the runtime add implementations of tools
+// 2–12 before Start (call-member, end-without-answer: tools.md §10–§11). Each
+// is built once per session from the session's services.
+type ToolImpls func(s *Session) map[string]tools.Tool
+
+// buildTools evaluates tools.md §1 once (tools.md §17): shell binaries,
+// background-command, session-status, switch-driver and the declared
+// artifacts, for staging, the inventory, tools_declared and dispatch.
+func (s *Session) buildTools() {
+	m := s.m
+	var strip, baseline, allow []string
+	if sh := m.Capabilities.Shell; sh != nil {
+		strip, baseline, allow = sh.StripEnv, sh.BaselineEnv, sh.Allow
+	}
+	s.env = subprocessEnv(processEnv(), s.l.Env.Vars, strip, baseline, map[string]string{
+		"HOME":               filepath.Join(s.recordsDir, "home"),
+		"TMPDIR":             filepath.Join(s.recordsDir, "tmp"),
+		"MURMUR_SESSION_ID":  s.id,
+		"MURMUR_CAPSULE_URL": s.url,
+	})
+	s.works = &tools.Works{Now: s.now, OnExit: s.workExited}
+	s.shell = &tools.Shell{
+		Workdir: s.workdir, Env: s.env, LogsDir: s.logsDir, Works: s.works, Now: s.now,
+		Allowed: func(bin string) bool { return slices.Contains(allow, bin) },
+	}
+	if g := m.Lifecycle.ShellGraceSecs; g != nil {
+		d := time.Duration(*g) * time.Second
+		s.shell.Grace = &d
+	}
+	impl := map[string]tools.Tool{
+		tools.NameSessionStatus:     tools.SessionStatus(func(*tools.CallContext) tools.StatusSnapshot { return s.statusSnapshot(s.runningTask()) }),
+		tools.NameBackgroundCommand: tools.Background(s.works),
+		tools.NameSwitchDriver:      tools.SwitchDriver(s.choices.toolChoices(), s.choices),
+	}
+	if s.l.Impls != nil {
+		for name, t := range s.l.Impls(s) {
+			impl[name] = t
+		}
+	}
+	var callees []string
+	if s.l.Member != nil {
+		callees = s.l.Member.Callees
+	}
+	arts := make([]tools.Artifact, 0, len(s.l.Artifacts))
+	for _, a := range s.l.Artifacts {
+		if n, ok := a.(*tools.Native); ok {
+			n.Workdir, n.Env = s.workdir, s.env
+		}
+		arts = append(arts, a)
+	}
+	s.tools, _ = tools.Build(tools.Config{
+		Grants: tools.Grants{
+			ShellAllow:   allow,
+			ShellGrace:   m.Lifecycle.ShellGraceSecs != nil,
+			PlanSubmit:   m.Capabilities.Plan != nil && m.Capabilities.Plan.Submit,
+			SwitchDriver: m.Control.SwitchDriver(),
+			Callees:      callees,
+			Install:      m.Capabilities.Install != nil && m.Inference.Transport == "http",
+		},
+		Artifacts: arts,
+		Shell:     s.shell,
+		Impl:      impl,
+	})
+	for _, sp := range s.tools.Inventory() {
+		s.specs = append(s.specs, driver.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
+	}
+}
+
+// runningTask is the task the loop runs now, or nil.
+func (s *Session) runningTask() *taskRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.curTask
+}
+
+// Trace is the session's trace writer (for tools that write their own
+// records, tools.md CALL-11).
+func (s *Session) Trace() *trace.Writer { return s.tr }
+
+// workExited writes shell_completed and, under queue + sleep unless
+// background-command returned the exit, starts a completion task (SHELL-3).
+func (s *Session) workExited(w *tools.Work, returned bool) {
+	snap := w.Snapshot(s.now())
+	var completion any
+	lc := s.m.Lifecycle
+	if !returned && lc.TaskAcceptance == "queue" && lc.AfterTask == "sleep" {
+		text := "Background command " + w.ID + " (" + w.Command + ") ended.\n\n" + w.Report(s.now(), nil)
+		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}
+		prov := task.Provenance{Origin: a2a.OriginCompletion, Trust: a2a.TrustTrusted, Source: "detached_shell"}
+		if t, err := s.reg.Submit(prov, msg); err == nil {
+			completion = string(t.ID)
+		}
+	}
+	var code any
+	if snap.ExitCode != nil {
+		code = *snap.ExitCode
+	}
+	_, _ = s.tr.Write("shell_completed",
+		trace.F{K: "work_id", V: w.ID}, trace.F{K: "exit_code", V: code}, trace.F{K: "status", V: snap.Status},
+		trace.F{K: "duration_ms", V: snap.Duration.Milliseconds()}, trace.F{K: "output_bytes", V: snap.OutputBytes},
+		trace.F{K: "completion_task_id", V: completion})
+}
