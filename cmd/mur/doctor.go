@@ -2,15 +2,283 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/driver/scripted"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/store"
 )
 
-// cmdDoctor is a placeholder until its owner lands it (see ARCHITECTURE.md).
+// cmdDoctor is `mur doctor` (capsule.md CLI-14, formations.md DOC-1).
 var cmdDoctor = &command{
 	name:    "doctor",
 	summary: "check the project (murmur.yaml) or formation (roster.yaml) here",
-	run: func(ctx context.Context, env *Env, args []string) int {
-		fmt.Fprintln(env.Stderr, "error: mur doctor is not built yet")
+	run:     runDoctor,
+}
+
+const doctorUsage = `Usage: mur doctor [--bind <addr>]
+
+Checks the project at or above the current directory without launching or
+writing anything: its murmur.yaml, each declared artifact against
+murmur.lock and the stores, each inference choice's credential, and whether
+the door could bind. In a directory holding roster.yaml and no murmur.yaml it
+checks the roster instead. Exits 1 when any check fails.`
+
+func runDoctor(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	bind := fs.String("bind", "127.0.0.1", "the `addr` the door would bind: an IP literal or localhost")
+	rest, code, done := parseFlags(env, "doctor", doctorUsage, fs, args)
+	if done {
+		return code
+	}
+	if len(rest) > 0 {
+		return usageError(env, "doctor", fmt.Sprintf("unexpected argument '%s'", rest[0]))
+	}
+	if *bind != "localhost" && net.ParseIP(*bind) == nil {
+		return usageError(env, "doctor", fmt.Sprintf("invalid value '%s' for --bind: give an IP literal or localhost", *bind))
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fail(env, "doctor", err)
+	}
+	// DOC-1: a formation directory checks only its roster.
+	if doctorIsFile(filepath.Join(cwd, "roster.yaml")) && !doctorIsFile(filepath.Join(cwd, manifest.FileName)) {
+		return doctorFormationDir(ctx, env, cwd)
+	}
+	project, ok := nearestManifestDir(cwd)
+	if !ok {
+		return fail(env, "doctor", diag.IONotFound(filepath.Join(cwd, manifest.FileName)))
+	}
+	home, err := store.Home(env.Getenv)
+	if err != nil {
+		return fail(env, "doctor", err)
+	}
+	r := &doctorReport{w: env.Stdout}
+	if doctorIsFile(filepath.Join(project, "roster.yaml")) {
+		r.rosterErrs, r.rosterWarns, r.rosterErrFixes, r.rosterWarnFixes = doctorRosterBlock(ctx, env, project)
+		fmt.Fprintln(env.Stdout)
+	}
+	r.checkProject(env, cwd, project, store.Stores{ProjectDir: project, Home: home}, *bind)
+	return r.finish()
+}
+
+func doctorIsFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// nearestManifestDir is CLI-14's project: the nearest directory at or above
+// cwd holding murmur.yaml.
+func nearestManifestDir(cwd string) (string, bool) {
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		if doctorIsFile(filepath.Join(dir, manifest.FileName)) {
+			return dir, true
+		}
+		if filepath.Dir(dir) == dir {
+			return "", false
+		}
+	}
+}
+
+// doctorReport accumulates CLI-14's checklist, warnings and tally.
+type doctorReport struct {
+	w                               io.Writer
+	passed, errs                    int
+	errFixes                        []string
+	warnings                        []*diag.Diagnostic
+	rosterErrs, rosterWarns         int
+	rosterErrFixes, rosterWarnFixes []string
+}
+
+func (r *doctorReport) pass(check string) {
+	fmt.Fprintf(r.w, "✓ %s\n", check)
+	r.passed++
+}
+
+// fail writes a failed check; it counts as an error unless warning is set.
+func (r *doctorReport) fail(check string, err error, warning bool) {
+	fmt.Fprintf(r.w, "✗ %s: %s\n", check, err)
+	if warning {
+		return
+	}
+	r.errs++
+	if d, ok := diag.As(err); ok && d.Hint != "" {
+		r.errFixes = append(r.errFixes, d.Hint)
+	}
+}
+
+// checkProject runs CLI-14's checks in order; a manifest failure ends them.
+func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stores, bind string) {
+	path := filepath.Join(project, manifest.FileName)
+	check := "manifest " + path
+	dotenv, err := manifest.LoadDotEnv(project, cwd, env.Getenv)
+	if err != nil {
+		r.fail(check, err, false)
+		return
+	}
+	m, warnings, err := manifest.Load(path, dotenv.Getenv)
+	r.warnings = append(r.warnings, warnings...)
+	if err == nil {
+		err = checkPromptAndScripts(m)
+	}
+	if err != nil {
+		r.fail(check, err, false)
+		return
+	}
+	r.pass(check)
+
+	lock, lockErr := store.ReadLock(project)
+	for _, a := range m.Artifacts {
+		check := fmt.Sprintf("artifact %s@%s", a.Ref, a.Version)
+		if lockErr != nil {
+			r.fail(check, lockErr, false)
+			continue
+		}
+		res, err := ss.CheckArtifact(lock, a)
+		if err != nil {
+			r.fail(check, err, false)
+			continue
+		}
+		r.pass(fmt.Sprintf("%s (%s store)", check, res.Scope))
+	}
+
+	for _, c := range m.Inference.Choices() {
+		check := "credential " + c.Name
+		switch {
+		case c.Kind == manifest.KindScripted:
+			r.pass(check + " (none)")
+		case c.Keyless:
+			r.pass(check + " (keyless)")
+		case c.Available:
+			r.pass(fmt.Sprintf("%s (%s)", check, c.APIKeyEnv))
+		default: // an alternate: W-RUN-003 is among the warnings
+			r.fail(check, fmt.Errorf("%s is not set", c.APIKeyEnv), true)
+		}
+	}
+
+	r.checkDoor(bind, m.Network.InternalPort)
+
+	if d := m.MurVersionWarning(version); d != nil {
+		r.warnings = append(r.warnings, d)
+	}
+	if d := m.Lifecycle.GraceWarning(); d != nil {
+		r.warnings = append(r.warnings, d)
+	}
+	if !loopbackBind(bind) && m.Network.Authentication == nil {
+		r.warnings = append(r.warnings, diag.SecOpenDoor(bind))
+	}
+}
+
+// checkPromptAndScripts is MAN-4 step (9): the system prompt file and each
+// scripted choice's script (E-RUN-009, E-MAN-003).
+func checkPromptAndScripts(m *manifest.Manifest) error {
+	if p := m.SystemPromptPath(); p != "" {
+		if _, err := os.ReadFile(p); err != nil {
+			return diag.RunUnreadable(p, doctorErrText(err)).WithErr(err)
+		}
+	}
+	for _, c := range m.Inference.Choices() {
+		if c.Kind != manifest.KindScripted {
+			continue
+		}
+		if _, err := scripted.Load(m.ScriptPath(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDoor tries the bind the door would make (E-RUN-010), then releases it.
+func (r *doctorReport) checkDoor(addr string, port int) {
+	where := "any port"
+	if port != 0 {
+		where = strconv.Itoa(port)
+	}
+	check := fmt.Sprintf("door %s:%s", addr, where)
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
+	if err != nil {
+		r.fail(check, diag.RunBind(addr, port, doctorErrText(err)), false)
+		return
+	}
+	ln.Close()
+	r.pass(check)
+}
+
+func loopbackBind(addr string) bool {
+	if addr == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
+}
+
+// doctorErrText is an error's OS text, without the operation and path prefixes.
+func doctorErrText(err error) string {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// warningOrder is the order CLI-14 lists warning codes in.
+var warningOrder = map[diag.Code]int{diag.WSEC019: 0, diag.WSEC022: 1, diag.WSEC032: 2, diag.WRUN003: 3}
+
+// finish prints the warnings, the tally and the Fix: lines, and returns the
+// exit code (1 when any error was found).
+func (r *doctorReport) finish() int {
+	sort.SliceStable(r.warnings, func(i, j int) bool {
+		return warningOrder[r.warnings[i].Code] < warningOrder[r.warnings[j].Code]
+	})
+	for _, d := range r.warnings {
+		fmt.Fprint(r.w, d.Render())
+	}
+	errs := r.errs + r.rosterErrs
+	warns := len(r.warnings) + r.rosterWarns
+	fmt.Fprintln(r.w)
+	if errs == 0 && warns == 0 {
+		fmt.Fprintln(r.w, "All checks passed.")
+		return 0
+	}
+	tally := fmt.Sprintf("%s passed, %s found", doctorCount(r.passed, "check"), doctorCount(errs, "error"))
+	if warns > 0 {
+		tally += ", " + doctorCount(warns, "warning")
+	}
+	fmt.Fprintln(r.w, tally+".")
+	fmt.Fprintln(r.w)
+	fixes := append(append([]string{}, r.rosterErrFixes...), r.errFixes...)
+	fixes = append(fixes, r.rosterWarnFixes...)
+	for _, d := range r.warnings {
+		if d.Hint != "" {
+			fixes = append(fixes, d.Hint)
+		}
+	}
+	for _, f := range fixes {
+		fmt.Fprintf(r.w, "Fix: %s\n", f)
+	}
+	if errs > 0 {
 		return 1
-	},
+	}
+	return 0
+}
+
+// doctorCount is "<n> <word>", with an s unless n is 1 (CLI-14).
+func doctorCount(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -2,15 +2,176 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/store"
 )
 
-// cmdInstall is a placeholder until its owner lands it (see ARCHITECTURE.md).
+// cmdInstall is `mur install` (capsule.md CLI-6).
 var cmdInstall = &command{
 	name:    "install",
 	summary: "install an artifact into the project or global store",
-	run: func(ctx context.Context, env *Env, args []string) int {
-		fmt.Fprintln(env.Stderr, "error: mur install is not built yet")
-		return 1
-	},
+	run:     runInstall,
+}
+
+const installUsage = `Usage: mur install <dir> [-g]
+       mur install
+       mur install <name>@<version>
+
+mur install <dir> copies the artifact in <dir> (its murmur.yaml names it) into
+the project store, <project>/.murmur/artifacts/, and pins it in
+<project>/murmur.lock; with -g, or outside any project, into the global store,
+$MURMUR_HOME/artifacts/, leaving the lock alone. <project> is the nearest
+directory at or above the current one holding murmur.yaml or roster.yaml.
+
+mur install copies every artifact the project's murmur.yaml declares from the
+global store into the project store and pins it; mur install <name>@<version>
+does the same for one artifact.`
+
+func runInstall(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	global := fs.Bool("g", false, "install into the global store")
+	pos, code, done := parseInterspersed(env, "install", installUsage, fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 1 {
+		return usageError(env, "install", fmt.Sprintf("unexpected argument '%s'", pos[1]))
+	}
+	ss, err := cwdStores(env)
+	if err != nil {
+		return fail(env, "install", err)
+	}
+	switch {
+	case len(pos) == 0 && *global:
+		return usageError(env, "install", "-g needs a <dir> to install")
+	case len(pos) == 0:
+		err = installDeclared(env, ss)
+	case isDir(pos[0]):
+		err = installDir(env, ss, pos[0], *global)
+	case strings.Contains(pos[0], "@"):
+		if *global {
+			return usageError(env, "install", "-g takes a <dir>, not <name>@<version>")
+		}
+		err = installRef(env, ss, pos[0])
+	default:
+		err = diag.IONotFound(pos[0])
+	}
+	if err != nil {
+		return fail(env, "install", err)
+	}
+	return 0
+}
+
+// cwdStores locates the stores for a command run in the current directory
+// (STORE-2): the nearest project at or above it, and $MURMUR_HOME.
+func cwdStores(env *Env) (store.Stores, error) {
+	home, err := store.Home(env.Getenv)
+	if err != nil {
+		return store.Stores{}, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return store.Stores{}, fmt.Errorf("read the current directory: %w", err)
+	}
+	project, _ := store.FindProject(cwd)
+	return store.Stores{ProjectDir: project, Home: home}, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// installDir is `mur install <dir> [-g]`.
+func installDir(env *Env, ss store.Stores, dir string, global bool) error {
+	m, warnings, err := manifest.LoadArtifact(dir)
+	printWarnings(env.Stderr, warnings)
+	if err != nil {
+		return err
+	}
+	scope := store.ScopeProject
+	if global || ss.ProjectDir == "" {
+		scope = store.ScopeGlobal
+	}
+	r, err := ss.Install(dir, store.ArtifactID{Name: m.Name, Version: m.Version, Runtime: m.Kind()}, scope)
+	if err != nil {
+		return err
+	}
+	printInstalled(env.Stdout, r)
+	return nil
+}
+
+// installDeclared is `mur install`: the project manifest's artifacts[].
+func installDeclared(env *Env, ss store.Stores) error {
+	if ss.ProjectDir == "" {
+		return noProjectManifest()
+	}
+	m, warnings, err := manifest.LoadArtifact(ss.ProjectDir)
+	printWarnings(env.Stderr, warnings)
+	if err != nil {
+		return err
+	}
+	refs := make([]store.ArtifactID, 0, len(m.Artifacts))
+	for _, a := range m.Artifacts {
+		refs = append(refs, store.ArtifactID{Name: a.Name, Version: a.Version})
+	}
+	return installFromGlobal(env, ss, refs)
+}
+
+// installRef is `mur install <name>@<version>`.
+func installRef(env *Env, ss store.Stores, ref string) error {
+	name, version, _ := strings.Cut(ref, "@")
+	if p := manifest.NameProblem(name); p != "" {
+		return diag.BldName(name, p)
+	}
+	if manifest.IsReservedVersion(version) {
+		return diag.RegReservedVersion(version)
+	}
+	if p := manifest.VersionProblem(version); p != "" {
+		return &errUsage{msg: fmt.Sprintf("'%s' is not <name>@<version>: the version %s", ref, p)}
+	}
+	if ss.ProjectDir == "" {
+		return noProjectManifest()
+	}
+	return installFromGlobal(env, ss, []store.ArtifactID{{Name: name, Version: version}})
+}
+
+func installFromGlobal(env *Env, ss store.Stores, refs []store.ArtifactID) error {
+	rs, err := ss.InstallFromGlobal(refs)
+	for _, r := range rs {
+		printInstalled(env.Stdout, r)
+	}
+	return err
+}
+
+// noProjectManifest is E-IO-001 for the murmur.yaml a project install needs.
+func noProjectManifest() error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(cwd, manifest.FileName)
+	return diag.IONotFound(path).WithErr(errors.New("no project at or above the current directory"))
+}
+
+// printInstalled writes CLI-6's line for one installed artifact.
+func printInstalled(w io.Writer, r store.Resolved) {
+	fmt.Fprintf(w, "installed %s@%s (%s) sha256:%s into the %s store\n",
+		r.Meta.Name, r.Meta.Version, r.Meta.Runtime, r.SHA256, r.Scope)
+}
+
+// printWarnings writes each warning diagnostic (stderr, README.md).
+func printWarnings(w io.Writer, ds []*diag.Diagnostic) {
+	for _, d := range ds {
+		fmt.Fprint(w, d.Render())
+	}
 }

@@ -184,3 +184,21 @@ func TestList(t *testing.T) {
 }
 
 func joinSpace(s []string) string { return strings.Join(s, " ") }
+
+// TestWriteLockGolden is murmur.lock's exact form (STORE-5).
+func TestWriteLockGolden(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l := &Lock{Artifacts: []LockEntry{
+		{Name: "tool-edit", ResolvedVersion: "1.10", Runtime: "tool", SHA256: "28be1b023d94c4d5e67c5a3582bfcc4448778ad7d30b1f8753e30501350cf3b9", Origin: OriginOperator},
+		{Name: "review", ResolvedVersion: "2.0.0", Runtime: "skill", SHA256: "0000000000000000000000000000000000000000000000000000000000000000", Origin: OriginRuntime},
+	}}
+	if err := WriteLock(dir, l); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "murmur.lock", string(data))
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,11 +119,16 @@ func WriteLock(projectDir string, l *Lock) error {
 	if out.Artifacts == nil {
 		out.Artifacts = []LockEntry{}
 	}
-	data, err := yaml.Marshal(&out)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&out); err != nil {
 		return fmt.Errorf("encode %s: %w", LockFile, err)
 	}
-	return writeAtomic(filepath.Join(projectDir, LockFile), data, 0o644)
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("encode %s: %w", LockFile, err)
+	}
+	return writeAtomic(filepath.Join(projectDir, LockFile), buf.Bytes(), 0o644)
 }
 
 // writeAtomic writes path via a temp sibling and rename.
