@@ -12,8 +12,8 @@ import (
 	"github.com/murmur-go/mur/runtime/store"
 )
 
-// memEnv is an in-process Env with buffers and the given variables.
-func memEnv(vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
+// frmEnv is an in-process Env with buffers and the given variables.
+func frmEnv(vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	return &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }}, &out, &errb
@@ -34,7 +34,7 @@ Next:
 func TestNewRoster(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	env, out, errb := memEnv(nil)
+	env, out, errb := frmEnv(nil)
 	if code := newRoster(context.Background(), env, []string{"--roster", "crew"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -67,7 +67,7 @@ func TestNewRoster(t *testing.T) {
 		{[]string{"--roster"}, 2, "error: --roster needs a formation name\nrun 'mur new --help' for usage\n"},
 	}
 	for _, tt := range tests {
-		env, out, errb := memEnv(nil)
+		env, out, errb := frmEnv(nil)
 		code := newRoster(context.Background(), env, tt.args)
 		if code != tt.code || errb.String() != tt.want || out.Len() != 0 {
 			t.Errorf("mur new %v = %d, %q, stdout %q; want %d, %q", tt.args, code, errb, out, tt.code, tt.want)
@@ -82,7 +82,7 @@ func TestNewRoster(t *testing.T) {
 func installCrew(t *testing.T, dir, home string) {
 	t.Helper()
 	t.Chdir(dir)
-	env, _, errb := memEnv(nil)
+	env, _, errb := frmEnv(nil)
 	if code := newRoster(context.Background(), env, []string{"--roster", "crew"}); code != 0 {
 		t.Fatalf("new --roster: %s", errb)
 	}
@@ -100,7 +100,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	installCrew(t, dir, home)
 	crew := filepath.Join(dir, "crew")
-	env, out, errb := memEnv(map[string]string{"MURMUR_HOME": home})
+	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := doctorFormationDir(context.Background(), env, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
@@ -118,7 +118,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	text, _ := os.ReadFile(rosterPath)
 	more := strings.Replace(string(text), "reachability:", "  - {name: a, capsule: crew-worker, version: \"0.1.0\"}\n  - {name: b, capsule: crew-worker, version: \"0.1.0\"}\nreachability:\n  - {from: a, to: [worker]}\n  - {from: b, to: [worker]}", 1)
 	os.WriteFile(rosterPath, []byte(more), 0o644)
-	env, out, errb = memEnv(map[string]string{"MURMUR_HOME": home})
+	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := doctorFormationDir(context.Background(), env, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
@@ -130,7 +130,7 @@ func TestDoctorFormationDir(t *testing.T) {
 
 	// A refused roster: ✗ in the block, the code on stderr, exit 1.
 	os.WriteFile(rosterPath, []byte(strings.Replace(string(text), "to: [worker]", "to: [worker]\n  - from: worker\n    to: [lead]", 1)), 0o644)
-	env, out, errb = memEnv(map[string]string{"MURMUR_HOME": home})
+	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := doctorFormationDir(context.Background(), env, crew); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
@@ -174,12 +174,12 @@ func TestRunRosterFlags(t *testing.T) {
 		{[]string{"--roster", "--deadline", "2001-01-01T00:00:00Z"}, "--deadline '2001-01-01T00:00:00Z' is in the past"},
 		{[]string{"--roster", "--deadline", "soon"}, "--deadline 'soon' is neither an RFC 3339 time nor a duration"},
 	} {
-		env, _, errb := memEnv(nil)
+		env, _, errb := frmEnv(nil)
 		if code := runRoster(context.Background(), env, tt.args); code != 2 || errb.String() != "error: "+tt.want+"\nrun 'mur run --help' for usage\n" {
 			t.Errorf("mur run %v = %d, %q; want 2, %q", tt.args, code, errb, tt.want)
 		}
 	}
-	env, _, errb := memEnv(map[string]string{"MURMUR_FORMATION_ID": "frm_0123"})
+	env, _, errb := frmEnv(map[string]string{"MURMUR_FORMATION_ID": "frm_0123"})
 	if code := runRoster(context.Background(), env, []string{"--roster"}); code != 1 || errb.String() != "error[E-RUN-046]: MURMUR_FORMATION_ID is set, so this process is already a member of a formation, and a formation member cannot launch a formation\n  hint: launch the formation with mur run --roster, or unset these variables to run this capsule on its own\n" {
 		t.Errorf("launcher inside a formation = %d, %q", code, errb)
 	}

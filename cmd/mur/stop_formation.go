@@ -1,14 +1,237 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/running"
 )
 
+// formationMembersWait is how long `mur stop <frm>` waits for every member
+// process to go (FCLI-6 step 4): the launcher's own teardown grace. A
+// variable only so tests can shorten it; E-RUN-024 always names 25 seconds.
+var formationMembersWait = 25 * time.Second
+
 // stopFormation runs `mur stop <frm_id> [--timeout <s>]` (formations.md
-// FCLI-6) and returns the exit code. Placeholder until the launcher lands.
+// FCLI-6) and returns the exit code: (1) collect the running records of the
+// formation, removing stale ones; (2) SIGTERM its one recorded launcher,
+// SIGKILL after timeout; (3) stop members started by hand as sessions,
+// newest first; (4) wait up to 25 s for every member process to go.
+// Lifeline holders are never signalled or called.
 func stopFormation(ctx context.Context, env *Env, id string, timeout time.Duration) int {
-	fmt.Fprintln(env.Stderr, "error: mur stop <formation> is not built yet")
-	return 1
+	if why := diag.FormationIDFault(id); why != "" {
+		return fail(env, "stop", diag.RunNotFormationID(id, why))
+	}
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	recs, err := running.List(home)
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	var members []*running.Record // newest first, as List returns them
+	stale := 0
+	for _, r := range recs {
+		if r.FormationID != id {
+			continue
+		}
+		if l := r.Check(); l == running.Gone || l == running.Reused {
+			_ = running.Remove(home, r.SessionID)
+			stale++
+			continue
+		}
+		members = append(members, r)
+	}
+	switch {
+	case len(members) == 0 && stale > 0:
+		return fail(env, "stop", diag.RunFormationGone(id, stale))
+	case len(members) == 0:
+		return fail(env, "stop", diag.RunNoFormationMember(id))
+	}
+	launcherText, err := stopLauncher(ctx, id, members, timeout)
+	if err != nil {
+		return fail(env, "stop", err)
+	}
+	var hand []*running.Record
+	for _, r := range members {
+		if byHand(r) {
+			hand = append(hand, r)
+		}
+	}
+	var blocks []string
+	var handErr error
+	for _, r := range hand { // newest first
+		out, err := stopSession(ctx, home, r, timeout)
+		if err != nil {
+			handErr = errors.Join(handErr, err)
+			continue
+		}
+		blocks = append(blocks, out)
+	}
+	pollUntil(ctx, formationMembersWait, func() bool { return len(stillRunning(members)) == 0 })
+	alive := stillRunning(members)
+	var b strings.Builder
+	fmt.Fprintf(&b, "stopped:  %s\nlauncher: %s\n", id, launcherText)
+	for _, r := range members {
+		fmt.Fprintf(&b, "member:   %s  %s@%s  %s\n", r.SessionID, r.Name, r.Version, memberEnding(r, alive))
+	}
+	for _, blk := range blocks {
+		b.WriteString("\n" + blk)
+	}
+	fmt.Fprint(env.Stdout, b.String())
+	if handErr != nil {
+		if d, ok := diag.As(handErr); ok {
+			return fail(env, "stop", d)
+		}
+		return fail(env, "stop", handErr)
+	}
+	if len(alive) > 0 {
+		ids := make([]string, 0, len(alive))
+		for _, r := range members {
+			if alive[r.SessionID] {
+				ids = append(ids, r.SessionID)
+			}
+		}
+		return fail(env, "stop", diag.RunFormationNotEnded(id, fmt.Sprintf("%d of its members were still running 25 seconds later: %s", len(ids), strings.Join(ids, ", "))))
+	}
+	return 0
+}
+
+// byHand reports whether a member was started by hand: it holds no lifeline
+// and no spawner (FCLI-6 step 3).
+func byHand(r *running.Record) bool { return !r.FormationLifeline && r.SpawnedBy == "" }
+
+// stopLauncher is FCLI-6 step 2; it returns the launcher: line's text.
+func stopLauncher(ctx context.Context, id string, members []*running.Record, timeout time.Duration) (string, error) {
+	var found []running.Launcher
+	for _, r := range members {
+		if !r.FormationLifeline || r.FormationLauncher == nil {
+			continue
+		}
+		l := *r.FormationLauncher
+		dup := false
+		for _, f := range found {
+			dup = dup || f == l
+		}
+		if !dup {
+			found = append(found, l)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "none — no running member records one", nil
+	case 1:
+	default:
+		pids := make([]string, len(found))
+		for i, l := range found {
+			pids[i] = fmt.Sprintf("pid %d", l.PID)
+		}
+		return "", diag.RunFormationNotEnded(id, fmt.Sprintf("its members record %d different launchers (%s)", len(found), strings.Join(pids, ", ")))
+	}
+	l := found[0]
+	gone := func() bool { c := running.Check(l.PID, l.ProcessStart); return c == running.Gone || c == running.Reused }
+	already := fmt.Sprintf("none — pid %d had already exited, so every lifeline was already closed", l.PID)
+	if timeout > 0 {
+		switch err := running.SignalVerified(l.PID, l.ProcessStart, syscall.SIGTERM); {
+		case errors.Is(err, running.ErrGone), errors.Is(err, running.ErrReused):
+			return already, nil
+		case err != nil:
+			return "", diag.RunFormationNotEnded(id, fmt.Sprintf("SIGTERM to its launcher, pid %d, was refused: %s", l.PID, refusal(err)))
+		}
+		if pollUntil(ctx, timeout, gone) {
+			return fmt.Sprintf("pid %d, SIGTERM", l.PID), nil
+		}
+	}
+	switch err := running.SignalVerified(l.PID, l.ProcessStart, syscall.SIGKILL); {
+	case (errors.Is(err, running.ErrGone) || errors.Is(err, running.ErrReused)) && timeout == 0:
+		return already, nil
+	case errors.Is(err, running.ErrGone), errors.Is(err, running.ErrReused):
+		return fmt.Sprintf("pid %d, SIGTERM", l.PID), nil // it ended just now
+	case err != nil:
+		return "", diag.RunFormationNotEnded(id, fmt.Sprintf("SIGKILL to its launcher, pid %d, was refused: %s", l.PID, refusal(err)))
+	}
+	if !pollUntil(ctx, stopKillWait, gone) {
+		return "", diag.RunFormationNotEnded(id, fmt.Sprintf("its launcher, pid %d, was still running 5 seconds after SIGKILL", l.PID))
+	}
+	return fmt.Sprintf("pid %d, SIGKILL after %ds", l.PID, int(timeout/time.Second)), nil
+}
+
+// refusal is the kernel's reason a signal was not delivered.
+func refusal(err error) string {
+	if errors.Is(err, running.ErrStartUnreadable) {
+		return "its start time could not be read"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
+}
+
+// stillRunning is the set of members whose process still runs.
+func stillRunning(members []*running.Record) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range members {
+		if l := r.Check(); l != running.Gone && l != running.Reused {
+			out[r.SessionID] = true
+		}
+	}
+	return out
+}
+
+// memberEnding is FCLI-6's <ending>, first match.
+func memberEnding(r *running.Record, alive map[string]bool) string {
+	switch {
+	case byHand(r):
+		return "started by hand — stopped as one session below"
+	case alive[r.SessionID]:
+		return "still running"
+	}
+	var formationEnded, spawnerEnded bool
+	sessionEnd := ""
+	if f, err := os.Open(filepath.Join(r.RecordsDir, records.TraceFile)); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var ev struct {
+				EventType  string `json:"event_type"`
+				ExitStatus string `json:"exit_status"`
+			}
+			if json.Unmarshal(sc.Bytes(), &ev) != nil {
+				continue
+			}
+			switch ev.EventType {
+			case "formation_ended":
+				formationEnded = true
+			case "spawner_ended":
+				spawnerEnded = true
+			case "session_end":
+				sessionEnd = ev.ExitStatus
+				if sessionEnd == "" {
+					sessionEnd = "unknown"
+				}
+			}
+		}
+	}
+	switch {
+	case formationEnded:
+		return "formation_ended"
+	case spawnerEnded:
+		return "spawner_ended"
+	case sessionEnd != "":
+		return "session_end " + sessionEnd
+	}
+	return "no session_end"
 }
