@@ -140,7 +140,10 @@ func stopLauncher(ctx context.Context, id string, members []*running.Record, tim
 		return "", diag.RunFormationNotEnded(id, fmt.Sprintf("its members record %d different launchers (%s)", len(found), strings.Join(pids, ", ")))
 	}
 	l := found[0]
-	gone := func() bool { c := running.Check(l.PID, l.ProcessStart); return c == running.Gone || c == running.Reused }
+	gone := func() bool {
+		c := running.Check(l.PID, l.ProcessStart)
+		return c == running.Gone || c == running.Reused
+	}
 	already := fmt.Sprintf("none — pid %d had already exited, so every lifeline was already closed", l.PID)
 	if timeout > 0 {
 		switch err := running.SignalVerified(l.PID, l.ProcessStart, syscall.SIGTERM); {
