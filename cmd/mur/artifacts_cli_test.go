@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/store"
+)
+
+var updateArtifactGoldens = flag.Bool("update-artifacts", false, "rewrite the install/list/new/doctor golden files")
+
+// artEnv is one test's $MURMUR_HOME and a scratch root (symlinks resolved)
+// for the install, list, new and doctor tests.
+type artEnv struct {
+	root, home string
+}
+
+func newArtEnv(t *testing.T) *artEnv {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &artEnv{root: root, home: filepath.Join(root, "murmur-home")}
+}
+
+// mur runs the real binary in dir (relative to root) and returns stdout,
+// stderr and the exit code.
+func (e *artEnv) mur(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(murBin, args...)
+	cmd.Dir = filepath.Join(e.root, dir)
+	cmd.Env = append(os.Environ(), "MURMUR_HOME="+e.home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("run mur %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// write creates files under root (slash path → content; a trailing '*'
+// marks an executable).
+func (e *artEnv) write(t *testing.T, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, "*") {
+			p, mode = strings.TrimSuffix(p, "*"), 0o755
+		}
+		full := filepath.Join(e.root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tool writes a native tool artifact's source at dir.
+func (e *artEnv) tool(t *testing.T, dir, name, version, body string) string {
+	t.Helper()
+	e.write(t, map[string]string{
+		dir + "/murmur.yaml": "name: " + name + "\nversion: " + version + "\nruntime: tool\ncommand: run\n",
+		dir + "/run*":        "#!/bin/sh\necho " + body + "\n",
+	})
+	sum, err := store.Hash(filepath.Join(e.root, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// expect checks one run's outputs and code exactly.
+func expect(t *testing.T, what string, gotOut, gotErr string, gotCode int, wantOut, wantErr string, wantCode int) {
+	t.Helper()
+	if gotOut != wantOut || gotErr != wantErr || gotCode != wantCode {
+		t.Errorf("%s:\nstdout %q\nstderr %q\nexit %d\nwant\nstdout %q\nstderr %q\nexit %d", what, gotOut, gotErr, gotCode, wantOut, wantErr, wantCode)
+	}
+}
+
+// golden compares got, with the test's root replaced by $ROOT, with
+// testdata/<name>.golden.
+func (e *artEnv) golden(t *testing.T, name, got string) {
+	t.Helper()
+	got = strings.ReplaceAll(got, e.root, "$ROOT")
+	path := filepath.Join("testdata", name+".golden")
+	if *updateArtifactGoldens {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const projectManifest = "name: app\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: script.yaml}}\n"
+
+// TestInstallCLI6 runs `mur install <dir> [-g]` through the real binary.
+func TestInstallCLI6(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{"proj/murmur.yaml": projectManifest})
+	sum := e.tool(t, "src/edit", "tool-edit", "1.0.0", "one")
+
+	out, errOut, code := e.mur(t, "proj", "install", "../src/edit")
+	expect(t, "install into the project", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+sum+" into the project store\n", "", 0)
+	if _, err := os.Stat(filepath.Join(e.root, "proj", ".murmur", "artifacts", "tool-edit", "1.0.0", "meta.json")); err != nil {
+		t.Errorf("project store entry: %v", err)
+	}
+	lock, err := os.ReadFile(filepath.Join(e.root, "proj", "murmur.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.golden(t, "install-murmur.lock", string(lock))
+
+	out, errOut, code = e.mur(t, "proj", "install", "../src/edit", "-g")
+	expect(t, "install -g", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+sum+" into the global store\n", "", 0)
+	out, errOut, code = e.mur(t, "src", "install", "edit")
+	expect(t, "install outside any project", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+sum+" into the global store\n", "", 0)
+	if _, err := os.Stat(filepath.Join(e.home, "artifacts", "tool-edit", "1.0.0", "tree", "run")); err != nil {
+		t.Errorf("global store entry: %v", err)
+	}
+
+	// The lock pins 1.0.0 at sum: other bytes under that version refuse E-REG-005.
+	changed := e.tool(t, "src/edit", "tool-edit", "1.0.0", "two")
+	out, errOut, code = e.mur(t, "proj", "install", "../src/edit")
+	expect(t, "install against the pin", out, errOut, code, "",
+		"error[E-REG-005]: murmur.lock pins tool-edit at 1.0.0@sha256:"+sum+", but this install is 1.0.0@sha256:"+changed+"\n  hint: change the pin or the version\n", 1)
+}
+
+// TestInstallRefusalsCLI6 is every code `mur install <dir>` refuses with.
+func TestInstallRefusalsCLI6(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{
+		"bad-name/murmur.yaml":      "name: Edit\nversion: 1.0.0\n",
+		"reserved/murmur.yaml":      "name: edit\nversion: stable\n",
+		"no-version/murmur.yaml":    "name: edit\n",
+		"bad-yaml/murmur.yaml":      "name: [edit\n",
+		"wasm/murmur.yaml":          "name: edit\nversion: 1.0.0\nruntime: tool\nimplementation: wasm\n",
+		"link/murmur.yaml":          "name: edit\nversion: 1.0.0\n",
+		"unknown-key/murmur.yaml":   "name: edit\nversion: 1.0.0\nrutnime: tool\n",
+		"empty-dir/.keep":           "",
+		"skill-no-body/murmur.yaml": "name: s\nversion: 1.0.0\nruntime: skill\n",
+	})
+	if err := os.Symlink("murmur.yaml", filepath.Join(e.root, "link", "alias.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ dir, stdout, stderr string }{
+		{"bad-name", "", "error[E-BLD-001]: invalid artifact name 'Edit': it holds 'E'; only a-z, 0-9 and - are allowed\n  hint: use [a-z0-9-], 1–100 characters, no leading or trailing -\n"},
+		{"reserved", "", "error[E-REG-004]: version 'stable' is reserved: latest, stable and edge are not exact versions\n  hint: give an exact version\n"},
+		{"no-version", "", "error[E-MAN-001]: no-version/murmur.yaml: missing required key 'version'\n  hint: add version to no-version/murmur.yaml\n"},
+		{"bad-yaml", "", "error[E-MAN-002]: bad-yaml/murmur.yaml:1:1: did not find expected ',' or ']'\n  hint: fix the YAML at line 1\n"},
+		{"wasm", "", "error[E-MAN-003]: wasm/murmur.yaml: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"},
+		{"link", "", "error[E-BLD-002]: link/alias.yaml is a symlink; an artifact holds regular files and directories only\n  hint: replace the link with the file it points to\n"},
+		{"empty-dir", "", "error[E-IO-001]: empty-dir/murmur.yaml: no such file or directory\n  hint: check the path\n"},
+		{"missing-dir", "", "error[E-IO-001]: missing-dir: no such file or directory\n  hint: check the path\n"},
+		{"skill-no-body", "", "error[E-IO-001]: skill-no-body/skill.md: no such file or directory\n  hint: check the path\n"},
+	}
+	for _, c := range cases {
+		out, errOut, code := e.mur(t, "", "install", c.dir)
+		expect(t, "install "+c.dir, out, errOut, code, c.stdout, c.stderr, 1)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "artifacts")); !os.IsNotExist(err) {
+		t.Errorf("a refused install created the global store: %v", err)
+	}
+	out, errOut, code := e.mur(t, "", "install", "unknown-key", "-g")
+	if code != 0 || errOut != "warning[W-SEC-019]: unrecognized key 'rutnime' at the top level — did you mean 'runtime'?; it was parsed and ignored\n" {
+		t.Errorf("install with an unknown key: %q %q %d", out, errOut, code)
+	}
+}
+
+// TestInstallFromGlobalCLI6 is `mur install` and `mur install <name>@<version>`.
+func TestInstallFromGlobalCLI6(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	sum := e.tool(t, "src/edit", "tool-edit", "1.0.0", "one")
+	if _, errOut, code := e.mur(t, "src", "install", "edit", "-g"); code != 0 {
+		t.Fatalf("install -g: %s", errOut)
+	}
+	e.write(t, map[string]string{"proj/murmur.yaml": projectManifest +
+		"artifacts:\n  - {name: murmur/tool-edit, version: 1.0.0}\n  - {name: fmt, version: 2.0.0}\n  - {name: lint, version: 0.1.0}\n"})
+
+	out, errOut, code := e.mur(t, "proj", "install")
+	expect(t, "install with two missing", out, errOut, code, "",
+		"error[E-REG-001]: not in the global store: fmt@2.0.0, lint@0.1.0\n  hint: install it with mur install -g <dir>\n", 1)
+	if _, err := os.Stat(filepath.Join(e.root, "proj", ".murmur")); !os.IsNotExist(err) {
+		t.Error("a refused mur install copied something")
+	}
+
+	out, errOut, code = e.mur(t, "proj", "install", "tool-edit@1.0.0")
+	expect(t, "install name@version", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+sum+" into the project store\n", "", 0)
+	out, errOut, code = e.mur(t, "proj", "install", "fmt@2.0.0")
+	expect(t, "install a missing name@version", out, errOut, code, "",
+		"error[E-REG-001]: not in the global store: fmt@2.0.0\n  hint: install it with mur install -g <dir>\n", 1)
+	out, errOut, code = e.mur(t, "proj", "install", "fmt@latest")
+	expect(t, "install name@latest", out, errOut, code, "",
+		"error[E-REG-004]: version 'latest' is reserved: latest, stable and edge are not exact versions\n  hint: give an exact version\n", 1)
+	out, errOut, code = e.mur(t, "", "install")
+	expect(t, "install outside a project", out, errOut, code, "",
+		"error[E-IO-001]: "+filepath.Join(e.root, "murmur.yaml")+": no such file or directory\n  hint: check the path\n", 1)
+}
+
+// TestInstallUsageCLI6 is the usage-error contract (README.md "Output contract").
+func TestInstallUsageCLI6(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	for _, c := range []struct {
+		args []string
+		what string
+	}{
+		{[]string{"install", "a", "b"}, "unexpected argument 'b'"},
+		{[]string{"install", "-g"}, "-g needs a <dir> to install"},
+		{[]string{"install", "--frob"}, "unknown flag -frob"},
+		{[]string{"install", "x@1.0.0", "-g"}, "-g takes a <dir>, not <name>@<version>"},
+	} {
+		out, errOut, code := e.mur(t, "", c.args...)
+		expect(t, "mur "+c.args[1], out, errOut, code, "", "error: "+c.what+"\nrun 'mur install --help' for usage\n", 2)
+	}
+	out, errOut, code := e.mur(t, "", "install", "--help")
+	if code != 0 || errOut != "" || len(out) < 30 || out[:30] != "Usage: mur install <dir> [-g]\n" {
+		t.Errorf("install --help: %q %q %d", out, errOut, code)
+	}
+}
