@@ -206,7 +206,10 @@ func (s *Session) decides(run *task.Run, status string, sleeps bool) bool {
 	if p.Origin == a2a.OriginPeer {
 		return false
 	}
-	return s.stopping() && status == StatusCanceled
+	s.mu.Lock()
+	by := s.stopCause
+	s.mu.Unlock()
+	return status == StatusCanceled && by != "" && run.CancelCause() == by
 }
 
 func (s *Session) decide(status, text string) {

@@ -80,13 +80,13 @@ func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
 	}
 	t.setPhase("inference")
 	resp, err := d.Complete(t.ctx, req)
-	t.setPhase("turn")
 	t.mu.Lock()
 	t.turns++
 	t.mu.Unlock()
 	if e, canceled := t.canceled(); canceled {
-		return nil, e, false
+		return nil, e, false // LOOP-16: phase inference
 	}
+	t.setPhase("turn")
 	if err != nil {
 		return nil, t.driverFailed(err), false
 	}

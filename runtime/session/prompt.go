@@ -1,13 +1,14 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/driver/anthropic"
+	"github.com/murmur-go/mur/runtime/driver/openai"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
@@ -54,29 +55,38 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 	return nil
 }
 
-// newDriver builds the driver serving one choice (capsule.md §5).
+// newDriver builds the driver serving one choice (capsule.md §5). The API
+// key is read once, here, from the environment after .env (DRV-3); an
+// alternate whose key is unset is built anyway: switch-driver refuses it.
 func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string) string) (driver.Driver, error) {
-	switch c.Kind {
-	case manifest.KindScripted:
+	if c.Kind == manifest.KindScripted {
 		s, err := scripted.Load(m.ScriptPath(c))
 		if err != nil {
 			return nil, err
 		}
 		return scripted.New(s), nil
 	}
-	// TODO(issue 3): the openai and anthropic drivers plug in here when
-	// runtime/driver/openai and runtime/driver/anthropic land; until then a
-	// turn on such a choice fails with driver_error.
-	return unbuiltDriver{kind: c.Kind}, nil
-}
-
-// unbuiltDriver stands in for a driver kind this build cannot serve yet.
-type unbuiltDriver struct{ kind string }
-
-func (u unbuiltDriver) Kind() string { return u.kind }
-
-func (u unbuiltDriver) Complete(_ context.Context, _ *driver.Request) (*driver.Response, error) {
-	return nil, &driver.RequestError{Kind: u.kind, Err: fmt.Errorf("the %s driver is not built into this mur", u.kind)}
+	opts, err := driver.ParseOptions(c.Config)
+	if err != nil {
+		return nil, diag.ManInvalid(m.Path, c.Where+".config", err.Error())
+	}
+	var key driver.Secret
+	if c.APIKeyEnv != "" {
+		key = driver.Secret(getenv(c.APIKeyEnv))
+	}
+	var d driver.Driver
+	switch c.Kind {
+	case manifest.KindOpenAI:
+		d, err = openai.New(openai.Config{Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv, Options: opts})
+	case manifest.KindAnthropic:
+		d, err = anthropic.New(anthropic.Config{Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv, Options: opts})
+	default:
+		return nil, diag.ManNotOneOf(m.Path, c.Where+".kind", c.Kind, manifest.KindScripted, manifest.KindOpenAI, manifest.KindAnthropic)
+	}
+	if err != nil {
+		return nil, diag.ManInvalid(m.Path, c.Where+".endpoint", err.Error())
+	}
+	return d, nil
 }
 
 // systemPrompt renders LOOP-6's system prompt: the [Capsule] block, then a

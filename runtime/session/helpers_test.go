@@ -1,0 +1,246 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/driver"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
+	}
+}
+
+// writeCapsule writes murmur.yaml (and script.yaml when given) into a fresh
+// directory and returns it.
+func writeCapsule(t *testing.T, manifest, script string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if script != "" {
+		if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// testEnv is a getenv that sees PATH and the given variables only.
+func testEnv(vars map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		if k == "PATH" {
+			return os.Getenv("PATH")
+		}
+		return ""
+	}
+}
+
+// prepareIn runs Prepare on dir's manifest with task as --task (nil: none).
+func prepareIn(t *testing.T, dir string, task *string, mutate func(*Options)) *Launch {
+	t.Helper()
+	opts := Options{ManifestPath: filepath.Join(dir, "murmur.yaml"), Task: task, Getenv: testEnv(nil), Cwd: dir, Version: "0.1.0"}
+	if mutate != nil {
+		mutate(&opts)
+	}
+	l, err := Prepare(opts)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	return l
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// syncBuf is a Results writer safe for concurrent use.
+type syncBuf struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	ch  chan string // each write, when set
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if b.ch != nil {
+		b.ch <- string(p)
+	}
+	return len(p), nil
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startIn starts a session for l with a fresh MURMUR_HOME.
+func startIn(t *testing.T, l *Launch, results *syncBuf, stderr *syncBuf) *Session {
+	t.Helper()
+	cfg := StartConfig{URL: "http://127.0.0.1:1", Home: t.TempDir(), Results: results, Stderr: stderr}
+	if results == nil {
+		cfg.Results = nil
+	}
+	if stderr == nil {
+		cfg.Stderr = nil
+	}
+	s, err := Start(l, cfg)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return s
+}
+
+// record is one trace line: its type, its raw bytes and its decoded fields.
+type record struct {
+	Type   string
+	Raw    string
+	Fields map[string]any
+}
+
+func readTrace(t *testing.T, s *Session) []record {
+	t.Helper()
+	f, err := os.Open(filepath.Join(s.RecordsDir(), "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("trace line %q: %v", sc.Text(), err)
+		}
+		out = append(out, record{Type: m["event_type"].(string), Raw: sc.Text(), Fields: m})
+	}
+	return out
+}
+
+func ofType(recs []record, typ string) []record {
+	var out []record
+	for _, r := range recs {
+		if r.Type == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func types(recs []record) string {
+	var ts []string
+	for _, r := range recs {
+		ts = append(ts, r.Type)
+	}
+	return strings.Join(ts, ",")
+}
+
+func resultTxt(t *testing.T, s *Session) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.RecordsDir(), "out", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fakeDriver answers from reply and keeps every request it saw.
+type fakeDriver struct {
+	mu    sync.Mutex
+	reqs  []driver.Request
+	reply func(ctx context.Context, n int, req *driver.Request) (*driver.Response, error)
+}
+
+func (f *fakeDriver) Kind() string { return "scripted" }
+
+func (f *fakeDriver) Complete(ctx context.Context, req *driver.Request) (*driver.Response, error) {
+	f.mu.Lock()
+	n := len(f.reqs)
+	cp := *req
+	cp.Messages = append([]driver.Message(nil), req.Messages...)
+	f.reqs = append(f.reqs, cp)
+	f.mu.Unlock()
+	resp, err := f.reply(ctx, n, req)
+	if resp != nil {
+		body, _ := json.Marshal(req)
+		resp.RequestBody = body
+		resp.RawBody = []byte(`{}`)
+	}
+	return resp, err
+}
+
+func (f *fakeDriver) requests() []driver.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]driver.Request(nil), f.reqs...)
+}
+
+func textReply(s string) *driver.Response {
+	return &driver.Response{Blocks: []driver.Block{driver.TextBlock(s)}, StopReason: driver.StopEndTurn}
+}
+
+func toolReply(id, name, input string) *driver.Response {
+	return &driver.Response{Blocks: []driver.Block{driver.ToolUseBlock(id, name, json.RawMessage(input))}, StopReason: driver.StopToolUse}
+}
+
+// lastUserText is the text of a request's last message.
+func lastText(req driver.Request) string {
+	m := req.Messages[len(req.Messages)-1]
+	var parts []string
+	for _, b := range m.Blocks {
+		switch b.Type {
+		case driver.BlockText:
+			parts = append(parts, b.Text)
+		case driver.BlockToolResult:
+			parts = append(parts, b.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func launchProv() task.Provenance {
+	return task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
+}
+
+func userMsg(text string) a2a.Message {
+	return a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}
+}
+
+const scriptedManifest = `name: t-capsule
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+%s`
