@@ -36,3 +36,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAllowEntry: an entry parses, or fails with a reason; a parsed
+// entry never panics Allows.
+func FuzzParseAllowEntry(f *testing.F) {
+	for _, s := range []string{"localhost", "api.example.com:8443", "https://api.github.com", "[::1]:9000", "ftp://x", "a/b?c#d"} {
+		f.Add(s, "http://127.0.0.1:41234/x")
+	}
+	f.Fuzz(func(t *testing.T, entry, url string) {
+		e, err := ParseAllowEntry(entry)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty E-CAP-001 reason")
+			}
+			return
+		}
+		AllowList{e}.Allows(url)
+	})
+}
+
+// FuzzParseDotEnv: .env bytes parse, or fail naming a line; never panic.
+func FuzzParseDotEnv(f *testing.F) {
+	f.Add([]byte("A=1\nexport B='x y'\nC=\"a\\nb\" # c\n"))
+	f.Add([]byte("# only a comment\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vars, err := ParseDotEnv(data)
+		if err == nil && vars == nil {
+			t.Fatal("ParseDotEnv() = nil, nil")
+		}
+	})
+}

@@ -142,6 +142,8 @@ func TestLoadErrors(t *testing.T) {
 			"error[E-MAN-003]: /proj/murmur.yaml: capabilities.install.tool[0]: 'edit' is neither a full name (<scope>/<name>) nor a pattern ending in *\n  hint: correct capabilities.install.tool[0]\n"},
 		{"CAP_spawn_with_auth", head + "capabilities: {spawn: {allow: [helper]}}\nnetwork: {authentication: {scheme: bearer}}\n", nil,
 			"error[E-MAN-003]: /proj/murmur.yaml: capabilities.spawn.allow: must be empty when network.authentication is declared\n  hint: correct capabilities.spawn.allow\n"},
+		{"MAN6_tool_name_twice", head + "artifacts: [{name: a/edit, version: 1.0.0}, {name: b/edit, version: 2.0.0}]\n", nil,
+			"error[E-MAN-003]: /proj/murmur.yaml: artifacts[1].name: 'b/edit' declares the tool name 'edit' a second time\n  hint: correct artifacts[1].name\n"},
 		{"LOOP14_done_check_not_allowed", head + "capabilities: {shell: {allow: [bash]}}\nlifecycle: {done_check: {command: make test}}\n", nil,
 			"error[E-MAN-003]: /proj/murmur.yaml: lifecycle.done_check.command: 'make' is not in capabilities.shell.allow\n  hint: correct lifecycle.done_check.command\n"},
 		{"SES9_retain_empty", head + "trace:\n  retain:\n", nil,

@@ -32,6 +32,14 @@ func (l *loader) step4() *diag.Diagnostic {
 			return diag.ManInvalid(l.file, "lifecycle.done_check.command", fmt.Sprintf("'%s' is not in capabilities.shell.allow", first))
 		}
 	}
+	seen := map[string]bool{}
+	for i, a := range m.Artifacts {
+		if seen[a.Name] {
+			// one lock entry and one tools/<name>/ per tool name (STORE-5, STORE-8)
+			return diag.ManInvalid(l.file, fmt.Sprintf("artifacts[%d].name", i), fmt.Sprintf("'%s' declares the tool name '%s' a second time", a.Ref, a.Name))
+		}
+		seen[a.Name] = true
+	}
 	if sp := m.Capabilities.Spawn; sp != nil && len(sp.Allow) > 0 && m.Network.Authentication != nil {
 		return diag.ManInvalid(l.file, "capabilities.spawn.allow", "must be empty when network.authentication is declared")
 	}
