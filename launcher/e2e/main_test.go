@@ -1,0 +1,278 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mur is the real binary, built once by TestMain.
+var mur string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mur-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mur = filepath.Join(dir, "mur")
+	out, err := exec.Command("go", "build", "-o", mur, "../../cmd/mur").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build mur: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is one test's $MURMUR_HOME and working directory, symlinks resolved.
+type world struct {
+	home, dir string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{home: filepath.Join(root, "home"), dir: filepath.Join(root, "work")}
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MURMUR_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "MURMUR_HOME="+w.home)
+}
+
+// run runs mur in dir (relative to the world's directory) to completion.
+func (w *world) run(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(mur, args...)
+	cmd.Dir = filepath.Join(w.dir, dir)
+	cmd.Env = w.env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("mur %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// launch is a `mur run --roster … --json` running in the background.
+type launch struct {
+	cmd    *exec.Cmd
+	lines  chan string // stdout lines, in order; closed at EOF
+	stderr *lockedBuffer
+	done   chan struct{} // closed once the launcher is reaped
+	err    error
+}
+
+func (w *world) start(t *testing.T, dir string, args ...string) *launch {
+	t.Helper()
+	cmd := exec.Command(mur, args...)
+	cmd.Dir = filepath.Join(w.dir, dir)
+	cmd.Env = w.env()
+	l := &launch{cmd: cmd, lines: make(chan string, 16), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = l.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			l.lines <- sc.Text()
+		}
+		close(l.lines)
+		l.err = cmd.Wait()
+		close(l.done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-l.done
+	})
+	return l
+}
+
+// line returns the next stdout line, failing the test at EOF.
+func (l *launch) line(t *testing.T) string {
+	t.Helper()
+	s, ok := <-l.lines
+	if !ok {
+		<-l.done
+		t.Fatalf("the launcher ended (%v) before printing a line; stderr:\n%s", l.err, l.stderr)
+	}
+	return s
+}
+
+// wait reaps the launcher and returns its exit code.
+func (l *launch) wait() int {
+	for range l.lines {
+	}
+	<-l.done
+	var ee *exec.ExitError
+	if errors.As(l.err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// formationLine is FCLI-1's line.
+type formationLine struct {
+	Entry       string `json:"entry"`
+	FormationID string `json:"formation_id"`
+	Peers       []struct {
+		Name      string `json:"name"`
+		PID       int    `json:"pid"`
+		SessionID string `json:"session_id"`
+		URL       string `json:"url"`
+		Workdir   string `json:"workdir"`
+	} `json:"peers"`
+}
+
+// readiness is capsule.md CLI-4's line.
+type readiness struct {
+	Auth        string `json:"auth"`
+	FormationID string `json:"formation_id"`
+	Name        string `json:"name"`
+	PID         int    `json:"pid"`
+	RecordsDir  string `json:"records_dir"`
+	SessionID   string `json:"session_id"`
+	URL         string `json:"url"`
+	Workdir     string `json:"workdir"`
+}
+
+func decode[T any](t *testing.T, line string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatalf("decode %q: %v", line, err)
+	}
+	return v
+}
+
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// goneWithin polls until every pid is gone or d has passed, then reports
+// the pids still alive. LIFE-5 bounds a formation's end at 30 s; there is no
+// event for a foreign process's exit, so it is looked at again and again.
+func goneWithin(d time.Duration, pids ...int) []int {
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var left []int
+		for _, p := range pids {
+			if alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		<-tick.C
+	}
+}
+
+// traceEvents lists the event types of a trace.jsonl, in order.
+func traceEvents(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	dec := json.NewDecoder(f)
+	for {
+		var ev struct {
+			EventType string `json:"event_type"`
+		}
+		if err := dec.Decode(&ev); err == io.EOF {
+			return out
+		} else if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, ev.EventType)
+	}
+}
+
+// endsWithFormationEnded checks LIFE-3/TRC-2: formation_ended comes before
+// session_end, and session_end is the last record.
+func endsWithFormationEnded(t *testing.T, path string) {
+	t.Helper()
+	evs := traceEvents(t, path)
+	fe, se := -1, -1
+	for i, e := range evs {
+		switch e {
+		case "formation_ended":
+			fe = i
+		case "session_end":
+			se = i
+		}
+	}
+	if fe < 0 || se < 0 || fe > se || se != len(evs)-1 {
+		t.Errorf("%s: events %v; want formation_ended before a final session_end", path, evs)
+	}
+}
