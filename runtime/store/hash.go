@@ -17,9 +17,11 @@ import (
 )
 
 // skipped reports whether a directory entry is neither copied nor hashed
-// (STORE-4): .git/, .murmur/ and .env, at any depth.
-func skipped(name string) bool {
-	return name == ".git" || name == ".murmur" || name == ".env"
+// (STORE-4): .git/, .murmur/ and .env, at any depth, and (ours) murmur.lock
+// at the root: a capsule directory that is also its own project holds the
+// lock that installing it writes, which must not change what it hashes to.
+func skipped(name string, root bool) bool {
+	return name == ".git" || name == ".murmur" || name == ".env" || root && name == "murmur.lock"
 }
 
 // entry is one canonical-tar entry.
@@ -42,7 +44,7 @@ func walk(dir string) ([]entry, error) {
 		if path == dir {
 			return nil
 		}
-		if skipped(d.Name()) {
+		if skipped(d.Name(), filepath.Dir(path) == dir) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -78,7 +78,8 @@ func TestHashGolden(t *testing.T) {
 }
 
 // TestHashIgnores is STORE-4: mtimes, permission bits other than exec, and
-// .git/, .murmur/, .env do not change the hash; content and exec bits do.
+// .git/, .murmur/, .env and the root murmur.lock do not change the hash;
+// content and exec bits do.
 func TestHashIgnores(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
@@ -89,7 +90,8 @@ func TestHashIgnores(t *testing.T) {
 	}
 	other := t.TempDir()
 	writeTree(t, other, fixture)
-	writeTree(t, other, map[string]string{".git/HEAD": "ref", ".env": "K=v", "lib/.env": "K=v", ".murmur/x/y": "z"})
+	writeTree(t, other, map[string]string{".git/HEAD": "ref", ".env": "K=v", "lib/.env": "K=v", ".murmur/x/y": "z",
+		"murmur.lock": "lock_version: 2\n"})
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	if err := os.Chtimes(filepath.Join(other, "README.md"), old, old); err != nil {
 		t.Fatal(err)
@@ -102,6 +104,11 @@ func TestHashIgnores(t *testing.T) {
 	}
 	if got, err := Hash(other); err != nil || got != want {
 		t.Errorf("Hash(same tree, other mtimes/modes/skipped files) = %s, %v; want %s", got, err, want)
+	}
+	// Only the root's murmur.lock is the project's own; one deeper is content.
+	writeTree(t, other, map[string]string{"lib/murmur.lock": "x"})
+	if got, _ := Hash(other); got == want {
+		t.Error("Hash ignored lib/murmur.lock; only the root murmur.lock is left out")
 	}
 	if err := os.Chmod(filepath.Join(other, "README.md"), 0o744); err != nil {
 		t.Fatal(err)
