@@ -8,9 +8,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
@@ -244,3 +246,36 @@ inference:
     kind: scripted
     script: script.yaml
 %s`
+
+// gone reports whether process group pgid has no live member, polling /proc
+// briefly: SIGKILL lands asynchronously and nothing announces it.
+func gone(pgid int) bool {
+	for range 500 {
+		if !groupAlive(pgid) {
+			return true
+		}
+		t := time.NewTimer(10 * time.Millisecond)
+		<-t.C
+	}
+	return false
+}
+
+func groupAlive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
+}
