@@ -43,7 +43,7 @@ type world struct {
 	home, dir string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -67,7 +67,7 @@ func (w *world) env() []string {
 }
 
 // run runs mur in dir (relative to the world's directory) to completion.
-func (w *world) run(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+func (w *world) run(t testing.TB, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(mur, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
@@ -95,7 +95,7 @@ type launch struct {
 	err    error
 }
 
-func (w *world) start(t *testing.T, dir string, args ...string) *launch {
+func (w *world) start(t testing.TB, dir string, args ...string) *launch {
 	t.Helper()
 	cmd := exec.Command(mur, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
@@ -127,7 +127,7 @@ func (w *world) start(t *testing.T, dir string, args ...string) *launch {
 }
 
 // line returns the next stdout line, failing the test at EOF.
-func (l *launch) line(t *testing.T) string {
+func (l *launch) line(t testing.TB) string {
 	t.Helper()
 	s, ok := <-l.lines
 	if !ok {
@@ -191,7 +191,7 @@ type readiness struct {
 	Workdir     string `json:"workdir"`
 }
 
-func decode[T any](t *testing.T, line string) T {
+func decode[T any](t testing.TB, line string) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal([]byte(line), &v); err != nil {

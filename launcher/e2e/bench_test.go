@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkLaunchReady times `mur run --roster --json` from exec to every
+// door ready — the entry's readiness line, printed after the formation line
+// — for formations of 2, 8 and 16 members, and reports the resident memory
+// of an idle peer (issue 4). Every member is an authenticated scripted
+// capsule; the entry may call every peer.
+//
+//	go test -run '^$' -bench LaunchReady -benchtime 5x ./launcher/e2e/
+func BenchmarkLaunchReady(b *testing.B) {
+	for _, n := range []int{2, 8, 16} {
+		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {
+			w := newWorld(b)
+			benchInstall(b, w)
+			var r strings.Builder
+			r.WriteString("roster_version: 1\nmembers:\n  - {name: m0, capsule: bench-member, version: \"0.1.0\", entry: true}\n")
+			var callees []string
+			for i := 1; i < n; i++ {
+				fmt.Fprintf(&r, "  - {name: m%d, capsule: bench-member, version: \"0.1.0\"}\n", i)
+				callees = append(callees, fmt.Sprintf("m%d", i))
+			}
+			fmt.Fprintf(&r, "reachability:\n  - {from: m0, to: [%s]}\n", strings.Join(callees, ", "))
+			os.MkdirAll(filepath.Join(w.dir, "f"), 0o755)
+			os.WriteFile(filepath.Join(w.dir, "f", "roster.yaml"), []byte(r.String()), 0o644)
+			var rssKiB, rssN int64
+			var total time.Duration
+			iters := 0
+			b.ResetTimer()
+			for b.Loop() {
+				start := time.Now()
+				l := w.start(b, "f", "run", "--roster", "--json")
+				fl := decode[formationLine](b, l.line(b))
+				l.line(b) // the entry's readiness line: every door is ready
+				total += time.Since(start)
+				iters++
+				b.StopTimer()
+				for _, p := range fl.Peers {
+					if kib := rss(p.PID); kib > 0 {
+						rssKiB, rssN = rssKiB+kib, rssN+1
+					}
+				}
+				l.cmd.Process.Signal(syscall.SIGTERM)
+				if code := l.wait(); code != 143 {
+					b.Fatalf("launcher exit %d\n%s", code, l.stderr)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(iters)/1000, "ms-to-ready")
+			if rssN > 0 {
+				b.ReportMetric(float64(rssKiB)/float64(rssN)/1024, "MiB-rss/idle-peer")
+			}
+		})
+	}
+}
+
+func benchInstall(b *testing.B, w *world) {
+	dir := filepath.Join(w.dir, "src", "bench-member")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(fmt.Sprintf(peerManifest, "bench-member")), 0o644)
+	os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(fmt.Sprintf(peerScript, "bench")), 0o644)
+	if _, errOut, code := w.run(b, ".", "install", "-g", dir); code != 0 {
+		b.Fatalf("install: %s", errOut)
+	}
+}
+
+// rss is a process's resident set size in KiB (VmRSS), or 0.
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
