@@ -63,7 +63,6 @@ type launch struct {
 	procStart    string
 	readyTimeout time.Duration
 	grace        time.Duration
-	formDir      string  // "" when there are no peers
 	procs        []*proc // every member started, peers in roster order, then the entry
 	wg           sync.WaitGroup
 }
@@ -127,7 +126,6 @@ func (l *launch) launch(ctx context.Context) int {
 			return l.refuse([]diag.LaunchFailure{l.launchFailure(peers[0], &failure{reason: fmt.Sprintf(
 				"its process could not be started: its directory %s could not be made: %s", filepath.Join(FormationsDir(l.cfg.Home), l.creds.formationID), osText(err))})})
 		}
-		l.formDir = dir
 		if fault != "" {
 			l.stderr.line("[mur run] ", fmt.Sprintf("warning: formation %s has no ownership marker (%s); its directory will never be removed automatically", l.creds.formationID, fault))
 		}
@@ -170,8 +168,10 @@ func (l *launch) launch(ctx context.Context) int {
 	if err := l.start(entry); err != nil { // step 9
 		entry.closeAll()
 		fl := l.launchFailure(entry.m, &failure{reason: "its process could not be started: " + err.Error()})
+		stopped := l.stoppedList()
 		l.teardown(l.procs)
-		return l.refuse([]diag.LaunchFailure{fl})
+		l.stderr.write([]byte(diag.RunLaunchFailed([]diag.LaunchFailure{fl}, stopped).Render()))
+		return 1
 	}
 	l.procs = append(l.procs, entry)
 	return l.wait(ctx, entry) // step 10

@@ -235,3 +235,22 @@ func TestCapacityWarningPrefixed(t *testing.T) {
 		t.Errorf("stderr = %q\nwant prefix %q", h.stderr.String(), want)
 	}
 }
+
+// TestSecondSignalCutsGrace: a further launcher signal during teardown ends
+// the grace at once; the stubborn peer's group is SIGKILLed and reaped. With
+// an hour of grace, the test ends only if the second signal works.
+func TestSecondSignalCutsGrace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: stubborn, version: '1'}\n", nil)
+	h.grace = time.Hour
+	up := h.stdout.when(`"name":"lead"`)
+	done := make(chan int, 1) // Run's exit code
+	go func() { done <- h.run(t) }()
+	<-up
+	h.sigs <- syscall.SIGTERM
+	h.sigs <- syscall.SIGTERM
+	if code := <-done; code != 143 {
+		t.Fatalf("exit code = %d, want 143", code)
+	}
+	assertGone(t, h.stdout.String(), h.stderr.String())
+}
