@@ -221,8 +221,8 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		sess.Run()
 		return fail(env, "run", err)
 	}
-	announce(stdout, f, sess, l, url)
 	writeRunning(stderr, sess, l, home, url, tokens)
+	announce(stdout, f, sess, l, url)
 
 	done := make(chan session.Result, 1) // buffered: Run's goroutine never blocks
 	go func() { done <- sess.Run() }()

@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runEnv is one process test of `mur run`: a MURMUR_HOME and a capsule dir.
+type runEnv struct {
+	home string
+	dir  string // the capsule directory and the process's cwd
+}
+
+func newRunEnv(t *testing.T, files map[string]string) *runEnv {
+	t.Helper()
+	e := &runEnv{home: t.TempDir(), dir: t.TempDir()}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(e.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// helloEnv copies examples/hello into a fresh directory (capsule.md §8a).
+func helloEnv(t *testing.T) *runEnv {
+	t.Helper()
+	files := map[string]string{}
+	for _, f := range []string{"murmur.yaml", "script.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", "hello", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = string(b)
+	}
+	return newRunEnv(t, files)
+}
+
+func (e *runEnv) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(murBin, append([]string{"run"}, args...)...)
+	cmd.Dir = e.dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + e.home, "HOME=" + e.home}
+	return cmd
+}
+
+// run runs mur run to its end.
+func (e *runEnv) run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := e.command(args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// runProc is a mur run started in the background.
+type runProc struct {
+	cmd    *exec.Cmd
+	stdout *bufio.Reader
+	stderr bytes.Buffer
+	done   chan struct{}
+}
+
+func (e *runEnv) start(t *testing.T, args ...string) *runProc {
+	t.Helper()
+	p := &runProc{cmd: e.command(args...), done: make(chan struct{})}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stderr = &p.stderr
+	p.stdout = bufio.NewReader(out)
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			p.wait()
+		}
+	})
+	return p
+}
+
+// wait reaps the process and returns its exit code (-1 if a signal killed it).
+func (p *runProc) wait() int {
+	select {
+	case <-p.done:
+	default:
+		_, _ = io.Copy(io.Discard, p.stdout)
+		_ = p.cmd.Wait()
+		close(p.done)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+func (p *runProc) line(t *testing.T) string {
+	t.Helper()
+	s, err := p.stdout.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read stdout: %v (stderr %q)", err, p.stderr.String())
+	}
+	return strings.TrimSuffix(s, "\n")
+}
+
+var (
+	urlLineRe = regexp.MustCompile(`^murmur: url http://127\.0\.0\.1:(\d+)$`)
+	sesRe     = regexp.MustCompile(`ses_[0-9a-f]{32}`)
+)
+
+// traceTypes reads the event types of a records directory's trace.
+func traceTypes(t *testing.T, recordsDir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(recordsDir, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m struct {
+			Type string `json:"event_type"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m.Type)
+	}
+	return out
+}
+
+func count(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRunHelloExample_CLI3(t *testing.T) {
+	e := helloEnv(t)
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list the files")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	if !urlLineRe.MatchString(lines[0]) {
+		t.Errorf("line 1 = %q, want murmur: url http://127.0.0.1:<port>", lines[0])
+	}
+	ses := sesRe.FindString(lines[1])
+	if lines[1] != "session: "+ses {
+		t.Errorf("line 2 = %q", lines[1])
+	}
+	rest := strings.Join(lines[2:], "\n")
+	want := "Files:\n$ ls -1\nExit code: 0\nStdout:\nmurmur.yaml\nscript.yaml\n\nStderr:\n\nstatus:  ok\n"
+	if rest != want {
+		t.Errorf("output after the session line = %q, want %q", rest, want)
+	}
+	wd, _ := filepath.EvalSymlinks(e.dir)
+	rec := filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), ses)
+	types := traceTypes(t, rec)
+	if count(types, "inference") != 2 || count(types, "tool_call") != 1 || count(types, "shell") != 1 {
+		t.Errorf("trace = %v", types)
+	}
+	if b, _ := os.ReadFile(filepath.Join(rec, "out", "result.txt")); !strings.HasPrefix(string(b), "Files:") {
+		t.Errorf("result.txt = %q", b)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.home, "running")); len(ents) != 0 {
+		t.Errorf("running records left: %v (SES-6: removed at session end)", ents)
+	}
+}
+
+func TestRunDoorMode_CLI4_SIGTERM(t *testing.T) {
+	e := helloEnv(t)
+	p := e.start(t, "--capsule", e.dir, "--json", "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
+	line := p.line(t)
+	var keys []string
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.Token()
+	ready := map[string]any{}
+	for dec.More() {
+		k, _ := dec.Token()
+		var v any
+		dec.Decode(&v)
+		keys = append(keys, k.(string))
+		ready[k.(string)] = v
+	}
+	if got := strings.Join(keys, ","); got != "name,pid,records_dir,session_id,url,version,workdir" {
+		t.Errorf("readiness keys = %s (line %s)", got, line)
+	}
+	if ready["name"] != "hello-shell" || ready["pid"] != float64(p.cmd.Process.Pid) || ready["version"] != "0.1.0" {
+		t.Errorf("readiness line = %s", line)
+	}
+	ses := ready["session_id"].(string)
+	if _, err := os.Stat(filepath.Join(e.home, "running", ses+".json")); err != nil {
+		t.Errorf("running record: %v", err)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"list the files"}]}}}`
+	req, _ := http.NewRequest("POST", ready["url"].(string)+"/", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rpc struct {
+		Result struct {
+			Task struct {
+				Status    struct{ State string }
+				Artifacts []struct {
+					Name  string
+					Parts []struct{ Text string }
+				}
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&rpc)
+	resp.Body.Close()
+	tk := rpc.Result.Task
+	if tk.Status.State != "TASK_STATE_COMPLETED" || len(tk.Artifacts) != 1 || !strings.HasPrefix(tk.Artifacts[0].Parts[0].Text, "Files:\n") {
+		t.Errorf("SendMessage task = %+v", tk)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code after SIGTERM while idle = %d, want 0 (stderr %q)", code, p.stderr.String())
+	}
+	types := traceTypes(t, ready["records_dir"].(string))
+	if types[len(types)-1] != "session_end" || count(types, "a2a_task_received") != 1 {
+		t.Errorf("trace = %v", types)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "running", ses+".json")); !os.IsNotExist(err) {
+		t.Errorf("running record not removed: %v", err)
+	}
+}
+
+// blockingCapsule runs a bash command that reports its process group on a
+// fifo and then waits.
+func blockingCapsule(t *testing.T, lifecycle, command string) *runEnv {
+	t.Helper()
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: blocker\nversion: \"1.0.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\ncapabilities:\n  shell:\n    allow: [bash]\n" + lifecycle,
+		"script.yaml": fmt.Sprintf("script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: bash, input: {command: %q}}]\n      - text: started\n", command),
+	})
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "ready"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// readyPgid reads the process group the command wrote to the fifo.
+func readyPgid(t *testing.T, e *runEnv) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.dir, "ready"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("ready = %q", b)
+	}
+	return pgid
+}
+
+func TestRunSIGTERMDuringTask_CLI5(t *testing.T) {
+	e := blockingCapsule(t, "", "echo $$ > ready; exec sleep 60")
+	p := e.start(t, "--capsule", e.dir, "--task", "block")
+	pgid := readyPgid(t, e)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	code := p.wait()
+	out, _ := io.ReadAll(p.stdout)
+	_ = out
+	if code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+	want := "error[E-RUN-040]: the task ended canceled: SIGTERM\n  hint: the task's result text is in out/result.txt under the records directory, and `mur trace show <session>` shows the turn it ended on and why\n"
+	if p.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", p.stderr.String(), want)
+	}
+	if !runGroupGone(pgid) {
+		t.Errorf("the foreground command's group %d outlived the session (LOOP-16)", pgid)
+	}
+}
+
+func TestRunSIGTERMStatusLine_CLI3(t *testing.T) {
+	e := blockingCapsule(t, "", "echo $$ > ready; exec sleep 60")
+	p := e.start(t, "--capsule", e.dir, "--task", "block")
+	for i := 0; i < 2; i++ {
+		p.line(t) // murmur: url, session:
+	}
+	pgid := readyPgid(t, e)
+	p.cmd.Process.Signal(syscall.SIGINT) // acts as SIGTERM (CLI-2)
+	rest, _ := io.ReadAll(p.stdout)
+	if code := p.wait(); code != 1 {
+		t.Errorf("exit code = %d", code)
+	}
+	if string(rest) != "canceled: SIGTERM\nstatus:  canceled\n" {
+		t.Errorf("stdout after the session line = %q", rest)
+	}
+	if !runGroupGone(pgid) {
+		t.Errorf("group %d left running", pgid)
+	}
+}
+
+func TestRunSecondSignalExits143_SES8(t *testing.T) {
+	// A background command that survives SIGTERM holds the wind-down for 2 s
+	// (SES-8: SIGKILL after 2 s); it reports the SIGTERM the wind-down sent
+	// it, and the second signal then ends mur at once.
+	e := blockingCapsule(t, "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n  shell_grace_secs: 0\n",
+		"trap 'echo term > termed' TERM; echo $$ > ready; while :; do sleep 0.1; done")
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "termed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := e.start(t, "--capsule", e.dir, "--task", "block")
+	pgid := readyPgid(t, e)
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if b, err := os.ReadFile(filepath.Join(e.dir, "termed")); err != nil || string(b) != "term\n" {
+		t.Fatalf("termed = %q, %v", b, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 143 {
+		t.Errorf("exit code = %d, want 143 (stderr %q)", code, p.stderr.String())
+	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	if !runGroupGone(pgid) {
+		t.Errorf("group %d left running", pgid)
+	}
+}
+
+func TestRunUsageErrors_CLI1_CLI2(t *testing.T) {
+	e := helloEnv(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--capsule-version", "1.0.0"}, "error: --capsule-version needs --capsule <name>\n"},
+		{[]string{"--capsule", ".", "--manifest", "murmur.yaml"}, "error: --capsule and --manifest cannot be used together\n"},
+		{[]string{"--resume"}, "error: --resume is not supported by this build\n"},
+		{[]string{"--explain-scope"}, "error: --explain-scope is not supported by this build\n"},
+		{[]string{"extra"}, "error: unexpected argument 'extra'\n"},
+		{[]string{"--deadline", "2001-01-01T00:00:00Z"}, "error: --deadline '2001-01-01T00:00:00Z' is in the past\n"},
+		{[]string{"--bind", "example.com"}, "error: --bind 'example.com' is neither an IP literal nor localhost\n"},
+		{[]string{"--nope"}, "error: unknown flag -nope\n"},
+	}
+	for _, c := range cases {
+		stdout, stderr, code := e.run(t, c.args...)
+		if code != 2 || stdout != "" || stderr != c.want+"run 'mur run --help' for usage\n" {
+			t.Errorf("mur run %v = %d, %q, %q; want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	stdout, _, code := e.run(t, "--help")
+	if code != 0 || !strings.HasPrefix(stdout, "Usage: mur run") || strings.Contains(stdout, "store-root") {
+		t.Errorf("--help = %d, %q", code, stdout)
+	}
+}
+
+func TestRunRefusedLaunch_MAN4(t *testing.T) {
+	e := helloEnv(t)
+	missing := filepath.Join(e.dir, "nowhere")
+	stdout, stderr, code := e.run(t, "--capsule", missing, "--task", "x")
+	want := "error[E-IO-001]: " + missing + "/murmur.yaml: no such file or directory\n  hint: check the path\n"
+	if code != 1 || stdout != "" || stderr != want {
+		t.Errorf("= %d, %q, %q; want 1, \"\", %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "records")); !os.IsNotExist(err) {
+		t.Errorf("a refused launch made records: %v", err)
+	}
+}
+
+func TestRunPortTaken_ERUN010(t *testing.T) {
+	e := helloEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "x", "--port", strconv.Itoa(port))
+	want := fmt.Sprintf("error[E-RUN-010]: the door could not bind 127.0.0.1:%d: address already in use\n  hint: free the port, or change network.internal_port or --port\n", port)
+	if code != 1 || stdout != "" || stderr != want {
+		t.Errorf("= %d, %q, %q; want 1 and %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".murmur")); !os.IsNotExist(err) {
+		t.Errorf("a refused launch made the runtime directory: %v", err)
+	}
+}
+
+func TestRunFailedTaskExit1_CLI5(t *testing.T) {
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: failer\nversion: \"1\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\n",
+		"script.yaml": "script_version: 1\nrules: []\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "anything")
+	if code != 1 || !strings.HasSuffix(stdout, "error: no script rule matches the task\nstatus:  failed\n") {
+		t.Errorf("= %d, %q", code, stdout)
+	}
+	if !strings.HasPrefix(stderr, "error[E-RUN-040]: the task ended failed: no script rule matches the task\n") {
+		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+// runGroupGone reports whether process group pgid has no live member, polling
+// /proc for up to 10 s: a SIGKILL lands asynchronously.
+func runGroupGone(pgid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for time.Now().Before(deadline) {
+		alive := false
+		ents, _ := os.ReadDir("/proc")
+		for _, ent := range ents {
+			b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			s := string(b)
+			f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+			if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+				alive = true
+			}
+		}
+		if !alive {
+			return true
+		}
+		<-tick.C
+	}
+	return false
+}
