@@ -3,6 +3,7 @@ package tools
 import (
 	"sync"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -26,6 +27,7 @@ type TaskState struct {
 	mu       sync.Mutex
 	waiters  []Waiter
 	noAnswer *string
+	below    []a2a.NoAnswerEntry
 }
 
 // AddWaiter registers w; the loop waits on it at the end of every turn that
@@ -65,6 +67,22 @@ func (ts *TaskState) NoAnswer() (reason string, ok bool) {
 		return "", false
 	}
 	return *ts.noAnswer, true
+}
+
+// SetNoAnswerBelow records the members this task lacks an answer from, for
+// its terminal metadata.murmur.noAnswerBelow (RND-7, door.md TASK-6); the
+// call set sets it when it accounts for its calls (Abandon).
+func (ts *TaskState) SetNoAnswerBelow(entries []a2a.NoAnswerEntry) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.below = append([]a2a.NoAnswerEntry(nil), entries...)
+}
+
+// NoAnswerBelow returns what SetNoAnswerBelow recorded; nil when none.
+func (ts *TaskState) NoAnswerBelow() []a2a.NoAnswerEntry {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return append([]a2a.NoAnswerEntry(nil), ts.below...)
 }
 
 // Waiter is one kind of a task's outstanding work whose outcomes reach the

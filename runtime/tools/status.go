@@ -43,6 +43,34 @@ type StatusSnapshot struct {
 	Unreported   int   // inference records with no count
 	SpendTokens  int64 // LOOP-18's used
 	Ceiling      *int64
+	// Quota is [P] only (transport: process, LATER): absent under http.
+	Quota []QuotaWindow
+	// Machine is spend.machine (spend.machine_tokens_per_day, LATER); nil
+	// reads "none", always in the first release.
+	Machine *MachineSpend
+}
+
+// QuotaWindow is one STATUS-1 quota entry a harness reported ([P], LATER);
+// nil fields were not reported and are left out.
+type QuotaWindow struct {
+	Name          string   `json:"name"`
+	Used          *float64 `json:"used,omitempty"` // 0–1
+	ResetsAt      string   `json:"resets_at,omitempty"`
+	WindowMinutes *int     `json:"window_minutes,omitempty"`
+	State         string   `json:"state,omitempty"` // QuotaOK, QuotaWarning, QuotaExhausted
+}
+
+// The quota states a harness reports.
+const (
+	QuotaOK        = "ok"
+	QuotaWarning   = "warning"
+	QuotaExhausted = "exhausted"
+)
+
+// MachineSpend is spend.machine: this machine's day total against its ceiling.
+type MachineSpend struct {
+	TokensToday int64 `json:"tokens_today"`
+	Ceiling     int64 `json:"ceiling"`
 }
 
 // SessionStatus returns the session-status tool; snapshot measures the session.
@@ -130,7 +158,11 @@ func StatusObject(s StatusSnapshot) trace.Obj {
 			{K: "budget_tokens", V: budget}, {K: "budget_basis", V: basis}, {K: "measured_by", V: measured},
 		}
 	}
-	return trace.Obj{
+	var machine any = "none"
+	if s.Machine != nil {
+		machine = *s.Machine
+	}
+	obj := trace.Obj{
 		{K: "time", V: trace.Obj{
 			{K: "elapsed_secs", V: secs(s.Now.Sub(s.SessionStart))},
 			{K: "task_elapsed_secs", V: taskElapsed},
@@ -140,13 +172,18 @@ func StatusObject(s StatusSnapshot) trace.Obj {
 		{K: "keep_working", V: counter(s.KeepWorking)},
 		{K: "done_check", V: counter(s.DoneCheck)},
 		{K: "context", V: ctxObj},
-		{K: "tokens", V: trace.Obj{
+	}
+	if len(s.Quota) > 0 {
+		obj = append(obj, trace.F{K: "quota", V: s.Quota})
+	}
+	return append(obj,
+		trace.F{K: "tokens", V: trace.Obj{
 			{K: "input", V: orUnknown(s.Input)}, {K: "output", V: orUnknown(s.Output)},
 			{K: "cached", V: orUnknown(s.Cached)}, {K: "cache_write", V: orUnknown(s.CacheWrite)},
 			{K: "unreported_calls", V: s.Unreported},
 		}},
-		{K: "spend", V: trace.Obj{
-			{K: "tokens", V: s.SpendTokens}, {K: "ceiling", V: orNone(s.Ceiling)}, {K: "machine", V: "none"},
+		trace.F{K: "spend", V: trace.Obj{
+			{K: "tokens", V: s.SpendTokens}, {K: "ceiling", V: orNone(s.Ceiling)}, {K: "machine", V: machine},
 		}},
-	}
+	)
 }

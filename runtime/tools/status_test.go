@@ -42,3 +42,16 @@ func TestSessionStatusNoneUnknown_STATUS1(t *testing.T) {
 	snap.Deadline = ptr(start.Add(-time.Second))
 	checkGolden(t, "session_status_before_turn", JSON(StatusObject(snap)))
 }
+
+func TestSessionStatusQuotaOrder_STATUS1(t *testing.T) {
+	used := 0.42
+	mins := 300
+	snap := StatusSnapshot{Now: time.Unix(10, 0), SessionStart: time.Unix(0, 0),
+		Quota:   []QuotaWindow{{Name: "five-hour", Used: &used, ResetsAt: "2026-10-20T15:00:00Z", WindowMinutes: &mins, State: QuotaOK}},
+		Machine: &MachineSpend{TokensToday: 5, Ceiling: 100}}
+	got := JSON(StatusObject(snap))
+	want := `{"time":{"elapsed_secs":10,"task_elapsed_secs":"unknown","deadline":"none"},"turns":{"used":0,"cap":"none"},"keep_working":"none","done_check":"none","context":"unknown","quota":[{"name":"five-hour","used":0.42,"resets_at":"2026-10-20T15:00:00Z","window_minutes":300,"state":"ok"}],"tokens":{"input":"unknown","output":"unknown","cached":"unknown","cache_write":"unknown","unreported_calls":0},"spend":{"tokens":0,"ceiling":"none","machine":{"tokens_today":5,"ceiling":100}}}`
+	if got != want {
+		t.Errorf("status = %s\nwant %s", got, want)
+	}
+}

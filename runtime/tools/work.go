@@ -19,6 +19,9 @@ const (
 	stopWaitMore  = 3 * time.Second
 )
 
+// shownTail is BG-2's output_shown for output past TailBytes.
+const shownTail = "last 16384 bytes"
+
 // Work is one command that moved to the background (SHELL-2, BG-*).
 type Work struct {
 	ID      string
@@ -142,7 +145,7 @@ func (w *Work) Report(now time.Time, waited *time.Duration) string {
 	tail, total := w.tail()
 	shown := "all"
 	if total > TailBytes {
-		shown = fmt.Sprintf("last %d bytes", TailBytes)
+		shown = shownTail
 	}
 	lines = append(lines,
 		"output: "+w.LogPath,
