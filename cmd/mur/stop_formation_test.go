@@ -19,13 +19,14 @@ import (
 func startFrmProc(t *testing.T, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	c := exec.Command(name, args...)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its children die with it in Cleanup
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { c.Wait(); close(done) }()
 	t.Cleanup(func() {
-		c.Process.Kill()
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		<-done
 	})
 	return c
@@ -55,7 +56,7 @@ func TestStopFormation(t *testing.T) {
 	id := a2a.NewID(a2a.PrefixFormation)
 	member := startFrmProc(t, "sleep", "1000")
 	// The launcher: on SIGTERM it ends its member, as closing a lifeline would.
-	launcher := startFrmProc(t, "sh", "-c", fmt.Sprintf("trap 'kill %d; exit 0' TERM; sleep 1000 & wait", member.Process.Pid))
+	launcher := startFrmProc(t, "sh", "-c", fmt.Sprintf("trap 'kill %d $!; exit 0' TERM; sleep 1000 & wait", member.Process.Pid))
 	hand := startFrmProc(t, "sleep", "1000")
 	recDir := filepath.Join(t.TempDir(), "rec")
 	os.MkdirAll(recDir, 0o700)
