@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -128,7 +130,19 @@ func Prepare(opts Options) (*Launch, error) {
 	if w := m.Lifecycle.GraceWarning(); w != nil {
 		l.Warnings = append(l.Warnings, w)
 	}
+	if member != nil && len(member.Callees) > 0 && !reachesDoors(m.Capabilities.Network.Allow) {
+		l.Warnings = append(l.Warnings, diag.RunNoEgress(member.Name, member.Callees)) // CRED-2, STAGE-9
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(opts.Getenv("MURMUR_DELEGATION_TIMEOUT_SECS"))); err == nil && n > 0 {
+		m.Lifecycle.DelegationDeadlineSecs = n // §1.5: the environment overrides
+	}
 	return l, nil
+}
+
+// reachesDoors reports whether allow reaches a loopback http door at any
+// port: a bare "localhost" or "127.0.0.1" entry (formations.md CRED-2).
+func reachesDoors(allow manifest.AllowList) bool {
+	return allow.Allows("http://127.0.0.1:1") && allow.Allows("http://127.0.0.1:65535")
 }
 
 func (l *Launch) closeMember() {

@@ -98,6 +98,13 @@ func (s *Session) Workdir() string { return s.workdir }
 // RuntimeDir is the runtime directory (SES-3).
 func (s *Session) RuntimeDir() string { return s.runtimeDir }
 
+// Launch is what Prepare resolved: the manifest, the formation member (nil
+// outside a formation), the drivers.
+func (s *Session) Launch() *Launch { return s.l }
+
+// URL is the door's URL (DOOR-1 form).
+func (s *Session) URL() string { return s.url }
+
 // Start creates the session's directories (SES-3), writes session_start,
 // runs retention (SES-9), stages the tools (STAGE-1) and submits the launch
 // task (SES-4). Every failure here is a *diag.Diagnostic.

@@ -198,6 +198,7 @@ func (t *taskRun) finish(e ending) {
 	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
 	var meta a2a.MurmurTaskMetadata
 	meta.RunningCommands = running
+	meta.NoAnswerBelow = t.state.NoAnswerBelow() // RND-7, set by the call set's Abandon above
 	switch e.status {
 	case StatusOK:
 		out = task.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
