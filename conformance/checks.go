@@ -1,0 +1,73 @@
+package conformance
+
+// checks is the suite, in order. Ids are stable: a new check gets a new id,
+// a removed one's id is never reused. Titles say what a passing door does.
+func checks() []check {
+	return []check{
+		// The Agent Card (door.md §2; A2A AgentCard).
+		{id: "card.fetch", title: "The Agent Card is served at /.well-known/agent-card.json without a token", run: cardFetch},
+		{id: "card.shape", title: "The card parses as a strict ProtoJSON lf.a2a.v1.AgentCard", run: cardShape},
+		{id: "card.interface", title: "supportedInterfaces names a JSONRPC 1.0 interface", run: cardInterface},
+		{id: "card.capabilities", title: "capabilities are consistent", run: cardCapabilities},
+		{id: "card.skills", title: "skills is non-empty with unique ids", run: cardSkills},
+		{id: "card.security", title: "Security requirements name declared schemes", run: cardSecurity},
+		{id: "murmur.card", title: "The murmur extensions on the card are well formed", run: murmurCard},
+
+		// The HTTP surface (DOOR-2..5, GO-6) and credentials (AUTH-1, AUTH-7, ORD-2).
+		{id: "http.not-found", title: "Unrouted paths, methods and content types are 404", rpc: true, run: httpNotFound},
+		{id: "http.too-large", title: "A body over 8 MiB is refused 413", rpc: true, run: httpTooLarge},
+		{id: "http.metrics", title: "GET /metrics serves Prometheus text without a token", run: httpMetrics},
+		{id: "auth.missing", title: "No Authorization header is refused 401 unauthenticated", run: authMissing},
+		{id: "auth.invalid", title: "A bad token is refused 401 invalid_token", run: authInvalid},
+		{id: "auth.public", title: "A public door ignores Authorization", rpc: true, run: authPublic},
+
+		// The JSON-RPC envelope and version (ORD-1 steps 6–10, RPC-1..3).
+		{id: "rpc.version-absent", title: "No A2A-Version header is -32009", rpc: true, run: rpcVersionAbsent},
+		{id: "rpc.version-wrong", title: "An unsupported A2A-Version is -32009", rpc: true, run: rpcVersionWrong},
+		{id: "rpc.version-accepted", title: "A2A-Version 1.0 and its patch forms are served", rpc: true, run: rpcVersionAccepted},
+		{id: "rpc.parse-error", title: "A body that is not JSON is -32700 with id null", rpc: true, run: rpcParseError},
+		{id: "rpc.invalid-request", title: "A body that is not a JSON-RPC 2.0 request is -32600", rpc: true, run: rpcInvalidRequest},
+		{id: "rpc.batch", title: "A batch is -32600", rpc: true, run: rpcBatch},
+		{id: "rpc.notification", title: "A notification gets no answer", rpc: true, run: rpcNotification},
+		{id: "rpc.method-not-found", title: "An unknown method is -32601", rpc: true, run: rpcMethodNotFound},
+		{id: "rpc.a2a03-names", title: "A2A 0.3 method names are -32601", rpc: true, run: rpcA2A03Names},
+		{id: "rpc.id-echo", title: "Every answer echoes the request id with its JSON type", rpc: true, run: rpcIDEcho},
+		{id: "rpc.params-array", title: "Array params are -32602", rpc: true, run: rpcParamsArray},
+
+		// Methods (§7), task states (§6) and errors (RPC-4).
+		{id: "send.blocking", title: "SendMessage holds its answer until the task is terminal or interrupted", rpc: true, run: sendBlocking},
+		{id: "send.return-immediately", title: "SendMessage with returnImmediately answers the accepted task", rpc: true, run: sendReturnImmediately},
+		{id: "send.invalid-params", title: "A malformed message is -32602", rpc: true, run: sendInvalidParams},
+		{id: "send.unknown-task", title: "A message naming an unknown task is -32001", rpc: true, run: sendUnknownTask},
+		{id: "send.ended-task", title: "A message naming an ended task is -32004", rpc: true, run: sendEndedTask},
+		{id: "send.content-type", title: "A raw or url part is -32005", rpc: true, run: sendContentType},
+		{id: "get.task", title: "GetTask answers the task as it stands", rpc: true, run: getTask},
+		{id: "get.history", title: "GetTask honours historyLength", rpc: true, run: getHistory},
+		{id: "get.unknown", title: "GetTask on an unknown id is -32001", rpc: true, run: getUnknown},
+		{id: "get.missing-id", title: "GetTask without an id is -32602", rpc: true, run: getMissingID},
+		{id: "list.shape", title: "ListTasks answers tasks, nextPageToken, pageSize and totalSize", rpc: true, run: listShape},
+		{id: "list.paging", title: "ListTasks pages cover every task once", rpc: true, run: listPaging},
+		{id: "list.filters", title: "ListTasks filters by contextId and status", rpc: true, run: listFilters},
+		{id: "list.invalid", title: "Invalid ListTasks params are -32602", rpc: true, run: listInvalid},
+		{id: "cancel.live", title: "CancelTask on a live task answers it CANCELED", rpc: true, run: cancelLive},
+		{id: "cancel.ended", title: "CancelTask on an ended task is -32002 and changes nothing", rpc: true, run: cancelEnded},
+		{id: "cancel.unknown", title: "CancelTask on an unknown id is -32001", rpc: true, run: cancelUnknown},
+		{id: "xcard.get", title: "GetExtendedAgentCard answers as the card declares", rpc: true, run: extendedCard},
+		{id: "push.unsupported", title: "Push-notification config methods are -32003 when unsupported", rpc: true, run: pushUnsupported},
+
+		// A2A streams (METH-SS, METH-ST, SSE-1..5).
+		{id: "stream.send", title: "SendStreamingMessage streams the task from first event to its final status", rpc: true, run: streamSend},
+		{id: "stream.unsupported", title: "Streaming methods are -32004 when the card says streaming false", rpc: true, run: streamUnsupported},
+		{id: "subscribe.live", title: "SubscribeToTask streams a live task until its final status", rpc: true, run: subscribeLive},
+		{id: "subscribe.ended", title: "SubscribeToTask on an ended task is -32004", rpc: true, run: subscribeEnded},
+		{id: "subscribe.unknown", title: "SubscribeToTask on an unknown id is -32001", rpc: true, run: subscribeUnknown},
+
+		// The murmur extensions (CARD-3, CARD-5, PEER-*, SSE-6..9, METH-STOP).
+		{id: "murmur.methods", title: "The door answers exactly the methods its door extension lists", rpc: true, run: murmurMethods},
+		{id: "murmur.peer-consent", title: "Peer tasks are refused 403 or served as peerTasks says", rpc: true, run: murmurPeerConsent},
+		{id: "murmur.forget-session", title: "x-murmur-forget-session: true is -32602 and starts nothing", rpc: true, run: murmurForgetSession},
+		{id: "murmur.completion", title: "Completion-origin requests are -31001, -32601 or -31002", rpc: true, run: murmurCompletion},
+		{id: "murmur.watch", title: "stream/watch opens with connection-ack and well-formed frames", rpc: true, run: murmurWatch},
+		{id: "murmur.session-stop", title: "session/stop cancels every live task once", rpc: true, run: murmurSessionStop},
+	}
+}

@@ -1,0 +1,131 @@
+package conformance_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/task"
+)
+
+// TestMain points MURMUR_HOME at a temporary directory: nothing here may
+// touch the user's.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "mur-conformance-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("MURMUR_HOME", home)
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// slowText is the task text the test executor holds until the task is canceled.
+const slowText = "hold until canceled"
+
+// doorOpts shapes an in-process door.
+type doorOpts struct {
+	acceptance task.Mode
+	peerTasks  bool
+	auth       bool
+	// wrap, when set, wraps the door's handler: fakes that break one rule.
+	wrap func(http.Handler) http.Handler
+}
+
+// testDoor is a real door on a loopback listener, with a task registry and an
+// executor goroutine that pulls its tasks.
+type testDoor struct {
+	url   string
+	token string // the operator token on an authenticated door
+}
+
+// startDoor serves a door until the test ends. The executor holds tasks
+// whose text is slowText until they are canceled and completes every other
+// task at once with the answer "ok".
+func startDoor(t *testing.T, o doorOpts) *testDoor {
+	t.Helper()
+	if o.acceptance == "" {
+		o.acceptance = task.ModeQueue
+	}
+	reg, err := task.New(task.Config{Acceptance: o.acceptance, QueueDepth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := &testDoor{url: "http://" + ln.Addr().String()}
+	cfg := door.Config{
+		Registry:   reg,
+		Card:       agentcard.Config{Name: "conformer", Version: "0.1.0", URL: td.url, Shell: true},
+		Acceptance: o.acceptance,
+		PeerTasks:  o.peerTasks,
+		SessionID:  a2a.NewID(a2a.PrefixSession),
+	}
+	if o.auth {
+		toks, err := door.MintTokens(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		td.token = string(toks[0].Value)
+		cfg.Auth = &door.Auth{Realm: "conformer", Tokens: toks}
+	}
+	d, err := door.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := d.Handler()
+	if o.wrap != nil {
+		h = o.wrap(h)
+	}
+	srv := &http.Server{Handler: h}
+	served := make(chan error, 1) // Serve's one result
+	go func() { served <- srv.Serve(ln) }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { execute(ctx, reg, &wg) })
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		if err := d.Shutdown(context.Background()); err != nil {
+			t.Errorf("door Shutdown() error = %v", err)
+		}
+		if err := srv.Shutdown(context.Background()); err != nil {
+			t.Errorf("server Shutdown() error = %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve() error = %v, want ErrServerClosed", err)
+		}
+	})
+	return td
+}
+
+// execute pulls tasks until ctx ends; each runs on its own goroutine in wg.
+func execute(ctx context.Context, reg *task.Registry, wg *sync.WaitGroup) {
+	for {
+		run, err := reg.Next(ctx)
+		if err != nil {
+			return
+		}
+		wg.Go(func() {
+			if a2a.Text(run.Message().Parts) != slowText {
+				run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
+				return
+			}
+			select {
+			case <-run.Canceled():
+			case <-ctx.Done():
+			}
+		})
+	}
+}
