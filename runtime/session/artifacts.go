@@ -2,7 +2,6 @@ package session
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 
@@ -12,10 +11,10 @@ import (
 	"github.com/murmur-go/mur/runtime/tools"
 )
 
-// resolveArtifacts finds every declared tool and skill artifact in the
-// stores (STORE-3) and reads its manifest for staging (STORE-8): missing ones
-// are E-RUN-008, a changed tree E-REG-002. hook and driver entries are LATER
-// and not staged (MAN-7).
+// resolveArtifacts is MAN-4 step 8 (store.CheckArtifacts: E-RUN-003,
+// E-RUN-008, E-REG-002, E-REG-005) and reads each bound tool and skill
+// artifact's manifest for staging (STORE-8). hook and driver entries are
+// LATER and not staged (MAN-7).
 func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 	if len(m.Artifacts) == 0 {
 		return nil
@@ -25,33 +24,28 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 		return err
 	}
 	stores := store.Stores{ProjectDir: l.Project, Home: home}
-	if l.Opts.StoreRoot != "" {
-		stores.ProjectDir = l.Opts.StoreRoot
+	// STORE-5: mur run creates the lock when absent; the store form never
+	// touches it.
+	bound, err := stores.CheckArtifacts(m, l.Opts.StoreName == "")
+	if err != nil {
+		return err
 	}
-	var missing []string
-	for _, a := range m.Artifacts {
+	for _, b := range bound {
+		a := b.Artifact
 		if a.Runtime != "tool" && a.Runtime != "skill" {
 			continue
 		}
-		r, err := stores.Resolve(a.Name, a.Version)
-		if errors.Is(err, store.ErrNotInstalled) {
-			missing = append(missing, a.Ref+"@"+a.Version)
-			continue
-		}
+		am, err := store.ReadArtifact(b.TreeDir)
 		if err != nil {
 			return err
 		}
-		am, err := store.ReadArtifact(r.TreeDir)
+		raw, err := os.ReadFile(filepath.Join(b.TreeDir, manifest.FileName))
 		if err != nil {
-			return err
-		}
-		raw, err := os.ReadFile(filepath.Join(r.TreeDir, manifest.FileName))
-		if err != nil {
-			return diag.IOError(filepath.Join(r.TreeDir, manifest.FileName), osText(err))
+			return diag.IOError(filepath.Join(b.TreeDir, manifest.FileName), osText(err))
 		}
 		if a.Runtime == "skill" {
 			l.Artifacts = append(l.Artifacts, &tools.Skill{FullName: a.Ref, Name: a.Name, Description: am.Description,
-				Path: store.SkillPath(r.TreeDir), ManifestRaw: raw})
+				Path: store.SkillPath(b.TreeDir), ManifestRaw: raw})
 			continue
 		}
 		schema := am.InputSchema
@@ -64,9 +58,6 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 		_ = json.Unmarshal(schema, &req)
 		l.Artifacts = append(l.Artifacts, &tools.Native{FullName: a.Ref, Name: a.Name, Description: am.Description,
 			Schema: schema, Command: am.CommandPath(), Config: a.ConfigJSON, ManifestRaw: raw, RequiredIn: req.Required})
-	}
-	if len(missing) > 0 {
-		return diag.RunMissingArtifacts(missing)
 	}
 	return nil
 }

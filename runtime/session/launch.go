@@ -233,9 +233,6 @@ func (l *Launch) checkArtifacts(m *manifest.Manifest, resolved *store.Resolved) 
 	if resolved != nil && o.CapsuleSHA256 != "" && resolved.SHA256 != o.CapsuleSHA256 {
 		return diag.RunBytesChanged(o.StoreName, o.StoreVersion, resolved.SHA256, o.CapsuleSHA256)
 	}
-	// TODO(issue 3): runtime/store's lock checks (E-RUN-003, E-REG-005, lock
-	// creation) are called here once they land; meanwhile this resolves the
-	// declared artifacts in the stores (E-RUN-008, E-REG-002).
 	return l.resolveArtifacts(m)
 }
 

@@ -1,15 +1,14 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/driver/anthropic"
-	"github.com/murmur-go/mur/runtime/driver/openai"
-	"github.com/murmur-go/mur/runtime/driver/scripted"
+	"github.com/murmur-go/mur/runtime/driver/choice"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
@@ -55,36 +54,24 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 	return nil
 }
 
-// newDriver builds the driver serving one choice (capsule.md §5). The API
-// key is read once, here, from the environment after .env (DRV-3); an
-// alternate whose key is unset is built anyway: switch-driver refuses it.
+// newDriver builds the driver serving one choice (capsule.md §5, DRV-2):
+// the API key is read once, here, from the environment after .env (DRV-3).
 func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string) string) (driver.Driver, error) {
-	if c.Kind == manifest.KindScripted {
-		s, err := scripted.Load(m.ScriptPath(c))
-		if err != nil {
-			return nil, err
-		}
-		return scripted.New(s), nil
-	}
-	opts, err := driver.ParseOptions(c.Config)
-	if err != nil {
-		return nil, diag.ManInvalid(m.Path, c.Where+".config", err.Error())
-	}
 	var key driver.Secret
 	if c.APIKeyEnv != "" {
 		key = driver.Secret(getenv(c.APIKeyEnv))
 	}
-	var d driver.Driver
-	switch c.Kind {
-	case manifest.KindOpenAI:
-		d, err = openai.New(openai.Config{Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv, Options: opts})
-	case manifest.KindAnthropic:
-		d, err = anthropic.New(anthropic.Config{Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv, Options: opts})
-	default:
-		return nil, diag.ManNotOneOf(m.Path, c.Where+".kind", c.Kind, manifest.KindScripted, manifest.KindOpenAI, manifest.KindAnthropic)
-	}
-	if err != nil {
-		return nil, diag.ManInvalid(m.Path, c.Where+".endpoint", err.Error())
+	d, err := choice.Open(choice.Spec{Kind: c.Kind, Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv,
+		Script: m.ScriptPath(c), Config: c.Config})
+	var oe *driver.OptionError
+	switch {
+	case errors.As(err, &oe):
+		return nil, diag.ManInvalid(m.Path, c.Where+".config."+oe.Key, oe.Fault)
+	case err != nil:
+		if _, ok := diag.As(err); ok {
+			return nil, err
+		}
+		return nil, diag.ManInvalid(m.Path, c.Where, err.Error())
 	}
 	return d, nil
 }
