@@ -3,7 +3,6 @@ package door
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"unicode/utf8"
 
 	"github.com/murmur-go/mur/a2a"
@@ -30,18 +29,16 @@ func parseEnvelope(body []byte) (envelope, json.RawMessage, *a2a.Error) {
 	if !utf8.Valid(body) {
 		return envelope{}, nullID, a2a.ParseError()
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			return envelope{}, nullID, a2a.InvalidRequest() // JSON, but a batch or a scalar
-		}
+	if !json.Valid(body) {
 		return envelope{}, nullID, a2a.ParseError()
 	}
-	if members == nil { // the body is the literal null
-		return envelope{}, nullID, a2a.InvalidRequest()
+	m, ok := scanObject(body)
+	members := object(m)
+	if !ok {
+		return envelope{}, nullID, a2a.InvalidRequest() // JSON, but a batch, a scalar or null
 	}
 	var env envelope
-	rawID, hasID := members["id"]
+	rawID, hasID := members.get("id")
 	idOK := hasID && validID(rawID)
 	answerID := nullID
 	if idOK {
@@ -50,15 +47,15 @@ func parseEnvelope(body []byte) (envelope, json.RawMessage, *a2a.Error) {
 	if hasID && !idOK {
 		return envelope{}, nullID, a2a.InvalidRequest()
 	}
-	var version string
-	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
+	rawVersion, _ := members.get("jsonrpc")
+	if version, ok := decodeString(rawVersion); !ok || version != "2.0" {
 		return envelope{}, answerID, a2a.InvalidRequest()
 	}
-	raw, ok := members["method"]
-	if !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &env.method) != nil {
+	rawMethod, _ := members.get("method")
+	if env.method, ok = decodeString(rawMethod); !ok {
 		return envelope{}, answerID, a2a.InvalidRequest()
 	}
-	if p, ok := members["params"]; ok {
+	if p, ok := members.get("params"); ok {
 		switch p[0] {
 		case '{', '[':
 			env.params = p

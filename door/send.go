@@ -3,6 +3,7 @@ package door
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/murmur-go/mur/a2a"
@@ -29,7 +30,8 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	}
 	var sp sendParams
 	// (1) params.message is an object; a bare message as params is refused.
-	msg, ok := readObject(o["message"])
+	rawMsg, _ := o.get("message")
+	msg, ok := readObject(rawMsg)
 	if !ok || !o.has("message") {
 		return bad(method + " requires params.message, an object")
 	}
@@ -42,8 +44,8 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	if !ok || role != string(a2a.RoleUser) {
 		return bad("message.role must be ROLE_USER")
 	}
-	var rawParts []json.RawMessage
-	if !msg.has("parts") || json.Unmarshal(msg["parts"], &rawParts) != nil || len(rawParts) == 0 {
+	rawParts, ok := scanArray(msgValue(msg, "parts"))
+	if !ok || len(rawParts) == 0 {
 		return bad("message.parts must be a non-empty array")
 	}
 	parts := make([]object, len(rawParts))
@@ -58,7 +60,7 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	for i, p := range parts {
 		n := 0
 		for _, k := range []string{"text", "raw", "url", "data"} {
-			if _, set := p[k]; set {
+			if _, set := p.get(k); set {
 				n++
 			}
 		}
@@ -69,7 +71,7 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	// (4) text, raw, url, mediaType, filename are strings where present.
 	for i, p := range parts {
 		for _, k := range []string{"text", "raw", "url", "mediaType", "filename"} {
-			if v, set := p[k]; set && (len(v) == 0 || v[0] != '"') {
+			if v, set := p.get(k); set && (len(v) == 0 || v[0] != '"') {
 				return bad("message.parts[" + strconv.Itoa(i) + "]." + k + " must be a string")
 			}
 		}
@@ -89,8 +91,8 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	}
 	// (6) the first raw or url part.
 	for i, p := range parts {
-		_, isRaw := p["raw"]
-		if _, isURL := p["url"]; isRaw || isURL {
+		_, isRaw := p.get("raw")
+		if _, isURL := p.get("url"); isRaw || isURL {
 			mt, _, _ := p.str("mediaType")
 			return sendParams{}, a2a.ContentTypeNotSupported(i, mt)
 		}
@@ -106,25 +108,33 @@ func readSend(method string, params json.RawMessage) (sendParams, error) {
 	return sp, nil
 }
 
+// msgValue is a member's raw value, nil when absent.
+func msgValue(o object, key string) []byte {
+	v, _ := o.get(key)
+	return v
+}
+
 // readReferences reads referenceTaskIds: non-empty strings, at most 16
 // distinct, kept once each in order.
 func readReferences(msg object) ([]a2a.TaskID, error) {
 	if !msg.has("referenceTaskIds") {
 		return nil, nil
 	}
-	var ids []*string
-	if err := json.Unmarshal(msg["referenceTaskIds"], &ids); err != nil {
+	elems, ok := scanArray(msgValue(msg, "referenceTaskIds"))
+	if !ok {
 		return nil, a2a.InvalidParams("message.referenceTaskIds must be an array of task ids")
 	}
 	var out []a2a.TaskID
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if id == nil || *id == "" {
+	for _, e := range elems {
+		if !isNull(e) && e[0] != '"' {
+			return nil, a2a.InvalidParams("message.referenceTaskIds must be an array of task ids")
+		}
+		id, ok := decodeString(e)
+		if !ok || id == "" {
 			return nil, a2a.InvalidParams("message.referenceTaskIds must hold non-empty strings")
 		}
-		if !seen[*id] {
-			seen[*id] = true
-			out = append(out, a2a.TaskID(*id))
+		if !slices.Contains(out, a2a.TaskID(id)) {
+			out = append(out, a2a.TaskID(id))
 		}
 	}
 	if len(out) > maxReferences {
@@ -136,7 +146,8 @@ func readReferences(msg object) ([]a2a.TaskID, error) {
 // readConfiguration reads the two configuration keys the door uses
 // (METH-SM-1); historyLength < 0 is -32602 (TASK-4).
 func readConfiguration(o object, sp *sendParams) error {
-	cfg, ok := readObject(o["configuration"])
+	rawCfg, _ := o.get("configuration")
+	cfg, ok := readObject(rawCfg)
 	if !ok {
 		return a2a.InvalidParams("configuration must be an object")
 	}
@@ -153,11 +164,12 @@ func readConfiguration(o object, sp *sendParams) error {
 // filename; part metadata is ignored.
 func readPart(p object) a2a.Part {
 	var part a2a.Part
-	if _, isText := p["text"]; isText {
+	if _, isText := p.get("text"); isText {
 		t, _, _ := p.str("text")
 		part.Text = &t
 	} else {
-		part.Data = append(json.RawMessage{}, p["data"]...)
+		data, _ := p.get("data")
+		part.Data = append(json.RawMessage{}, data...)
 	}
 	part.MediaType, _, _ = p.str("mediaType")
 	part.Filename, _, _ = p.str("filename")
