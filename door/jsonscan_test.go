@@ -19,7 +19,7 @@ func FuzzScanObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		members, ok := scanObject(b)
-		scanArray(b) // must not panic either
+		scanArray(b)                          // must not panic either
 		if !json.Valid(b) || !utf8.Valid(b) { // the door checks both first
 			return
 		}
