@@ -181,6 +181,9 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		return fail(env, "run", err)
 	}
 	l.Exit = os.Exit
+	if err := wireMember(l); err != nil {
+		return fail(env, "run", err)
+	}
 	stdout := &lineSink{w: env.Stdout}
 	stderr := &lineSink{w: env.Stderr}
 	for _, w := range l.Warnings {
