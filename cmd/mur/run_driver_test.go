@@ -1,0 +1,66 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/driver/openai/fake"
+)
+
+// TestRunOpenAIFake_DRV5 runs a capsule whose primary is the openai driver,
+// pointed at the in-process fake (DRV-9): a tool call round trip, then the
+// answer.
+func TestRunOpenAIFake_DRV5(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	defer srv.Close()
+	srv.Enqueue(
+		fake.Calls(fake.ToolCall{Name: "bash", Arguments: `{"command":"echo from-the-shell"}`}),
+		fake.Text("the shell said from-the-shell"),
+	)
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: openai-capsule\nversion: \"1.0.0\"\ninference:\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "say something")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	if !strings.HasSuffix(stdout, "the shell said from-the-shell\nstatus:  ok\n") {
+		t.Errorf("stdout = %q", stdout)
+	}
+	if f := srv.Failures(); len(f) > 0 {
+		t.Errorf("bad requests: %v", f)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	last := reqs[1].Chat.Messages
+	if tool := last[len(last)-1]; tool.Role != "tool" || !strings.Contains(tool.Text(), "Stdout:\nfrom-the-shell\n") {
+		t.Errorf("tool message sent back = %+v", tool)
+	}
+	if sys := reqs[0].Chat.Messages[0]; sys.Role != "system" || !strings.HasPrefix(sys.Text(), "[Capsule]\nname: openai-capsule\nversion: 1.0.0\nsession: ses_") {
+		t.Errorf("system message = %q", sys.Text())
+	}
+}
+
+// TestRunCredentialRejected_ERUN027 is DRV-4's 401: E-RUN-027 then E-RUN-040.
+func TestRunCredentialRejected_ERUN027(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-right"})
+	defer srv.Close()
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: keyed\nversion: \"1\"\ninference:\n  driver: {kind: openai, model: m, endpoint: \"" + srv.URL + "\", api_key: \"${TEST_OPENAI_KEY}\"}\n",
+		".env":        "TEST_OPENAI_KEY=sk-wrong\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "x")
+	if code != 1 || !strings.HasSuffix(stdout, "status:  failed\n") {
+		t.Errorf("= %d, %q", code, stdout)
+	}
+	want := "error[E-RUN-027]: the provider rejected the inference credential TEST_OPENAI_KEY from the environment (HTTP 401); it is read once at launch\n" +
+		"  hint: restart the capsule with a valid TEST_OPENAI_KEY\n" +
+		"error[E-RUN-040]: the task ended failed: the provider rejected the inference credential TEST_OPENAI_KEY from the environment (HTTP 401); it is read once at launch\n"
+	if !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr = %q\nwant prefix %q", stderr, want)
+	}
+}
