@@ -247,4 +247,3 @@ func TestRunFailedTaskExit1_CLI5(t *testing.T) {
 		t.Errorf("stderr = %q", stderr)
 	}
 }
-
