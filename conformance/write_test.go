@@ -1,0 +1,64 @@
+package conformance_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/conformance"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s = %q, want %q", name, got, want)
+	}
+}
+
+// The report's line shapes are door.md GO-7's: skips count in neither total.
+func TestWrite_GO7(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	err := conformance.Write(&b, []conformance.Result{
+		{ID: "card.fetch", Title: "The Agent Card is served", Status: conformance.Pass},
+		{ID: "rpc.batch", Title: "A batch is -32600", Status: conformance.Fail, Why: "HTTP 200, want -32600"},
+		{ID: "auth.missing", Title: "No token is 401", Status: conformance.Skip, Why: "no token was given"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "write", b.String())
+}
+
+// Check ids are unique and stable in form.
+func TestIDs(t *testing.T) {
+	t.Parallel()
+	ids := conformance.IDs()
+	if ids[0] != "card.fetch" {
+		t.Errorf("IDs()[0] = %s, want card.fetch (GO-7: an unreachable URL fails check 1)", ids[0])
+	}
+	if ids[len(ids)-1] != "murmur.session-stop" {
+		t.Errorf("last id %s, want murmur.session-stop (it cancels every live task)", ids[len(ids)-1])
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] || strings.ToLower(id) != id || !strings.Contains(id, ".") {
+			t.Errorf("id %q repeated or malformed", id)
+		}
+		seen[id] = true
+	}
+}
