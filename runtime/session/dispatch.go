@@ -2,7 +2,6 @@ package session
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
@@ -52,7 +51,7 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 		}
 		cc := &tools.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
 		res = tool.Call(t.ctx, cc, input)
-		if line, ok := t.notice(turn, u.Name); ok {
+		if line, ok := t.notice(); ok {
 			extra = append(extra, line)
 		}
 	}
@@ -125,7 +124,7 @@ func (t *taskRun) count(res tools.Result) {
 // notice returns NOTICE-1's line for the first tool result handed over once
 // no more than the margin is left (NOTICE-3: once per session, only by a
 // tool that ran).
-func (t *taskRun) notice(turn int, tool string) (string, bool) {
+func (t *taskRun) notice() (string, bool) {
 	s := t.s
 	if s.noticeAfter == nil {
 		return "", false
@@ -149,5 +148,3 @@ func (t *taskRun) noticeRecord(turn int, tool string) {
 		trace.F{K: "tool_name", V: tool}, trace.F{K: "deadline_at", V: tools.FormatDeadline(*s.deadline)},
 		trace.F{K: "left_secs", V: tools.LeftSecs(*s.deadline, s.noticeAt)}, trace.F{K: "margin_secs", V: s.noticeSecs})
 }
-
-var _ = time.Now

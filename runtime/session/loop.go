@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -256,5 +255,3 @@ func (t *taskRun) writeRecs(recs []tools.Rec) {
 		}
 	}
 }
-
-var _ = context.Background

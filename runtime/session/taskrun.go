@@ -221,7 +221,7 @@ func (t *taskRun) finish(e ending) {
 	}
 }
 
-// turnIndex is the 0-based turn the task is on (null before the first).
+// turnIndex is the 0-based turn the task is on: 0 before the first call.
 func (t *taskRun) turnIndex() any {
 	t.mu.Lock()
 	defer t.mu.Unlock()
