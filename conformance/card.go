@@ -13,18 +13,16 @@ import (
 // cardFetch: DOOR-2, DOOR-3, ORD-1 step 1 — served with no token and no
 // A2A-Version, 200, application/json. The suite reads the card from here on.
 func cardFetch(ctx context.Context, s *suite) error {
+	s.cardWhy = "card.fetch failed"
 	ex, err := s.do(ctx, http.MethodGet, a2a.WellKnownCardPath, nil, nil)
 	if err != nil {
-		s.cardWhy = err.Error()
 		return err
 	}
 	if ex.status != http.StatusOK {
-		s.cardWhy = "GET " + a2a.WellKnownCardPath + " answered HTTP " + http.StatusText(ex.status)
 		return failf("HTTP %d %s, want 200", ex.status, snippet(ex.body))
 	}
 	var card a2a.AgentCard
 	if err := json.Unmarshal(ex.body, &card); err != nil {
-		s.cardWhy = "the card is not a JSON object"
 		return failf("the card is not a JSON object: %v", err)
 	}
 	s.card, s.rawCard = &card, ex.body

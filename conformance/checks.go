@@ -65,7 +65,7 @@ func checks() []check {
 		// The murmur extensions (CARD-3, CARD-5, PEER-*, SSE-6..9, METH-STOP).
 		{id: "murmur.methods", title: "The door answers exactly the methods its door extension lists", rpc: true, run: murmurMethods},
 		{id: "murmur.peer-consent", title: "Peer tasks are refused 403 or served as peerTasks says", rpc: true, run: murmurPeerConsent},
-		{id: "murmur.forget-session", title: "x-murmur-forget-session: true is -32602 and starts nothing", rpc: true, run: murmurForgetSession},
+		{id: "murmur.forget-session", title: "x-murmur-forget-session true is -32602 and starts nothing", rpc: true, run: murmurForgetSession},
 		{id: "murmur.completion", title: "Completion-origin requests are -31001, -32601 or -31002", rpc: true, run: murmurCompletion},
 		{id: "murmur.watch", title: "stream/watch opens with connection-ack and well-formed frames", rpc: true, run: murmurWatch},
 		{id: "murmur.session-stop", title: "session/stop cancels every live task once", rpc: true, run: murmurSessionStop},

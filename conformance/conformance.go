@@ -160,7 +160,7 @@ func runChecks(ctx context.Context, cfg Config, emit func(Result)) {
 		r := Result{ID: c.id, Title: c.title}
 		switch {
 		case i > 0 && s.card == nil:
-			r.Status, r.Why = Skip, "no Agent Card: "+s.cardWhy
+			r.Status, r.Why = Skip, "no Agent Card ("+s.cardWhy+")"
 		case c.rpc && s.locked():
 			r.Status, r.Why = Skip, "the card requires a token and none was given"
 		default:

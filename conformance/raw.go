@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -60,7 +62,7 @@ func (s *suite) do(ctx context.Context, method, path string, body []byte, h hdr)
 func (s *suite) send(req *http.Request) (*exchange, error) {
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: the door did not answer: %w", req.Method, req.URL.Path, err)
+		return nil, fmt.Errorf("%s %s: the door did not answer: %w", req.Method, req.URL.Path, transportErr(err))
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -262,4 +264,14 @@ func orAbsent(raw json.RawMessage) string {
 		return "absent"
 	}
 	return string(raw)
+}
+
+// transportErr drops net/http's "Post \"<url>\": " wrapping: the check names
+// the request already.
+func transportErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

@@ -53,3 +53,14 @@ func TestInOrder(t *testing.T) {
 		}
 	}
 }
+
+// A title never holds ": ", which separates it from the reason on FAIL and
+// SKIP lines (door.md GO-7).
+func TestTitles_GO7(t *testing.T) {
+	t.Parallel()
+	for _, c := range checks() {
+		if strings.Contains(c.title, ": ") || c.title == "" {
+			t.Errorf("check %s title %q is empty or holds \": \"", c.id, c.title)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (s *suite) openStream(ctx context.Context, method string, params any, h hdr
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: the door did not answer: %w", method, err)
+		return nil, nil, fmt.Errorf("%s: the door did not answer: %w", method, transportErr(err))
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusOK && mt == "text/event-stream" {

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/conformance"
+	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/task"
+)
+
+var updateConformanceGoldens = flag.Bool("update-conformance", false, "rewrite mur conformance's golden files")
+
+// runConformanceBin runs the real binary: `mur conformance <args>`.
+func runConformanceBin(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(murBin, append([]string{"conformance"}, args...)...)
+	cmd.Env = append(os.Environ(), "MURMUR_HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run mur conformance: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func conformanceGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *updateConformanceGoldens {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
+	}
+}
+
+// Usage errors exit 2 with the README's two lines (Output contract).
+func TestConformanceUsage_GO7(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for _, args := range [][]string{{}, {"http://127.0.0.1:1", "extra"}, {"127.0.0.1:1"}, {"--nope", "http://127.0.0.1:1"}, {"http://127.0.0.1:1", "--token"}} {
+		out, errOut, code := runConformanceBin(t, args...)
+		if code != 2 || out != "" {
+			t.Errorf("mur conformance %q: exit %d, stdout %q; want 2 and nothing", args, code, out)
+		}
+		b.WriteString("$ mur conformance " + strings.Join(args, " ") + "\n" + errOut)
+	}
+	conformanceGolden(t, "conformance-usage", b.String())
+	out, _, code := runConformanceBin(t, "--help")
+	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token <token>]\n") {
+		t.Errorf("mur conformance --help: exit %d, stdout %q", code, out)
+	}
+}
+
+// An unreachable URL fails check 1, skips the rest, exits 1 (door.md GO-7).
+func TestConformanceUnreachable_GO7(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out, errOut, code := runConformanceBin(t, "http://"+addr)
+	if code != 1 || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want 1 and nothing", code, errOut)
+	}
+	conformanceGolden(t, "conformance-unreachable", strings.ReplaceAll(out, addr, "127.0.0.1:<port>"))
+}
+
+// A door that breaks a rule fails its check; the command exits 1.
+func TestConformanceFailingDoor_GO7(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != a2a.WellKnownCardPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"name":"x","description":"x","version":"1","supportedInterfaces":[{"url":"`+
+			"http://"+r.Host+`","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},`+
+			`"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	out, _, code := runConformanceBin(t, srv.URL)
+	if code != 1 || !strings.Contains(out, "FAIL card.skills  skills is non-empty with unique ids: skills is empty\n") {
+		t.Errorf("exit %d, stdout:\n%s\nwant exit 1 with card.skills failed", code, out)
+	}
+}
+
+// mur's own door passes: one well-formed line per check, then the totals.
+func TestConformanceAgainstDoor_GO7(t *testing.T) {
+	t.Parallel()
+	url, token := serveTestDoor(t)
+	out, errOut, code := runConformanceBin(t, url, "--token", token)
+	if code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing\n%s", code, errOut, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	ids := conformance.IDs()
+	if len(lines) != len(ids)+1 {
+		t.Fatalf("%d lines, want %d checks and the totals:\n%s", len(lines), len(ids), out)
+	}
+	line := regexp.MustCompile(`^(PASS \S+  [^:]+|SKIP \S+  .+: .+)$`)
+	passed := 0
+	for i, l := range lines[:len(ids)] {
+		if !line.MatchString(l) || strings.Fields(l)[1] != ids[i] {
+			t.Errorf("line %d = %q, want PASS or SKIP of %s", i+1, l, ids[i])
+		}
+		if strings.HasPrefix(l, "PASS ") {
+			passed++
+		}
+	}
+	if want := fmt.Sprintf("%d passed, 0 failed", passed); lines[len(ids)] != want {
+		t.Errorf("last line %q, want %q", lines[len(ids)], want)
+	}
+}
+
+// serveTestDoor serves an authenticated door in this process, with an
+// executor that completes every task with "ok", until the test ends.
+func serveTestDoor(t *testing.T) (url, token string) {
+	t.Helper()
+	reg, err := task.New(task.Config{Acceptance: task.ModeQueue, QueueDepth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = "http://" + ln.Addr().String()
+	toks, err := door.MintTokens(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := door.New(door.Config{
+		Registry:   reg,
+		Card:       agentcard.Config{Name: "conformer", Version: "0.1.0", URL: url},
+		Acceptance: task.ModeQueue,
+		SessionID:  a2a.NewID(a2a.PrefixSession),
+		Auth:       &door.Auth{Realm: "conformer", Tokens: toks},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1) // Serve's one result
+	go func() { served <- d.Serve(ln) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			run, err := reg.Next(ctx)
+			if err != nil {
+				return
+			}
+			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
+		}
+	})
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+		if err := d.Shutdown(context.Background()); err != nil {
+			t.Errorf("door Shutdown() error = %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve() error = %v, want ErrServerClosed", err)
+		}
+	})
+	return url, string(toks[0].Value)
+}
