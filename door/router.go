@@ -66,10 +66,10 @@ func (ex *exchange) rpcError(code int64) {
 	}
 }
 
-// observe counts and times every request, and recovers a panic into a
-// logged -32603-free connection close (a malformed request must never panic
-// the door; this guards the door's own bugs). It re-panics
-// http.ErrAbortHandler, which net/http uses to abort a response on purpose.
+// observe counts and times every request. A panic is logged and the
+// connection aborted (a malformed request must never panic the door; this
+// guards the door's own bugs); http.ErrAbortHandler, net/http's way to
+// abort a response on purpose, passes through unlogged.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m := s.metrics
@@ -77,15 +77,13 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		m.inflight.Inc()
 		start := time.Now()
 		defer func() {
+			m.inflight.Dec()
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
-					panic(v)
+				if v != http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
+					s.log.Error("door handler panicked", "method", methodLabels[ex.method], "err", v)
 				}
-				s.log.Error("door handler panicked", "method", methodLabels[ex.method], "err", v)
-				m.inflight.Dec()
 				panic(http.ErrAbortHandler)
 			}
-			m.inflight.Dec()
 			m.requests[ex.method][outcomeIndex(ex.outcome)].Inc()
 			m.durations[ex.method].Observe(time.Since(start).Seconds())
 		}()

@@ -85,8 +85,10 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	defer bufPool.Put(buf)
 	buf.Reset()
 	if err := s.readBody(w, r, buf); err != nil {
+		// The client left or stalled mid-body: there is no request to
+		// answer, and an empty 200 would be a lie. Drop the connection.
 		s.log.Debug("door could not read a request body", "err", err)
-		return // the client left or stalled; nothing can be answered
+		panic(http.ErrAbortHandler)
 	}
 	switch {
 	case buf.Len() == 0:

@@ -151,7 +151,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessa
 				s.endStream(r, sw, sub)
 				return
 			}
-			if sw.event(resultOf(ev)) != nil {
+			if !s.writeEvent(r, sw, ev) {
 				return
 			}
 		case <-tick.C:
@@ -169,7 +169,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessa
 						s.endStream(r, sw, sub)
 						return
 					}
-					if sw.event(resultOf(ev)) != nil {
+					if !s.writeEvent(r, sw, ev) {
 						return
 					}
 				default:
@@ -178,6 +178,19 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessa
 			}
 		}
 	}
+}
+
+// writeEvent writes one event; false ends the stream: the client is gone,
+// or the event could not be encoded, which is answered as the stream's one
+// final error event (SSE-2).
+func (s *Server) writeEvent(r *http.Request, sw *sseWriter, ev a2a.StreamResponse) bool {
+	resp := resultOf(ev)
+	if resp.Error != nil {
+		exchangeOf(r).rpcError(resp.Error.Code)
+		_ = sw.event(resp)
+		return false
+	}
+	return sw.event(resp) == nil
 }
 
 // endStream writes the final error event of a stream cut for lag.
