@@ -82,6 +82,9 @@ func cancelUnknown(ctx context.Context, s *suite) error {
 	if err != nil {
 		return err
 	}
+	if !s.murmur && a.err != nil && *a.err.Code == -32001 {
+		return nil // a door that reads the missing id as "" is within A2A
+	}
 	if err := s.expectStandard(a, -32602, ""); err != nil {
 		return fmt.Errorf("CancelTask without an id: %w", err)
 	}
