@@ -206,10 +206,10 @@ func (c *Client) streamErr(parent, sctx context.Context, method string, err erro
 // closes. Heartbeats are skipped. A JSON-RPC refusal is yielded as an *a2a.Error.
 func (c *Client) Watch(ctx context.Context, lastEventID uint64, opts ...CallOption) iter.Seq2[a2a.WatchFrame, error] {
 	return func(yield func(a2a.WatchFrame, error) bool) {
-		if lastEventID > 0 {
-			opts = append(opts[:len(opts):len(opts)], WithHeader(a2a.HeaderLastEventID, strconv.FormatUint(lastEventID, 10)))
-		}
 		cc := c.callConfig(opts)
+		if lastEventID > 0 {
+			cc.header.Set(a2a.HeaderLastEventID, strconv.FormatUint(lastEventID, 10))
+		}
 		id := c.nextID.Add(1)
 		sctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
