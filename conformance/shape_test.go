@@ -64,3 +64,18 @@ func TestTitles_GO7(t *testing.T) {
 		}
 	}
 }
+
+// The suite reads whatever a door writes without panicking.
+func FuzzValidateAndParse(f *testing.F) {
+	f.Add([]byte(`{"name":"x","skills":[{"id":"a"}],"capabilities":{"extensions":[{"uri":"u"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo"}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, sp := range []spec{cardSpec, taskSpec, streamResponseSpec, listResponseSpec} {
+			_ = validate(b, sp, "v")
+		}
+		a, err := parseAnswer(&exchange{status: 200, header: map[string][]string{"Content-Type": {"application/json"}}, body: b})
+		if err == nil && a.err != nil {
+			_, _ = errorInfo(a.err.Data)
+		}
+	})
+}

@@ -305,3 +305,16 @@ func TestCard_CARD1(t *testing.T) {
 		t.Errorf("Card() = %+v, want coder with the door extension", card)
 	}
 }
+
+// Any answer decodes to a result or an error, never a panic.
+func FuzzDecodeResponse(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Invalid JSON payload"}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":[{"reason":"TASK_NOT_FOUND","metadata":{"taskId":"t"}}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		raw, err := decodeResponse(1, b)
+		if err == nil && len(raw) == 0 {
+			t.Fatalf("decodeResponse(%q) = empty result and no error", b)
+		}
+	})
+}
