@@ -49,6 +49,7 @@ type Registry struct {
 	tasks    map[a2a.TaskID]*entry
 	queue    [laneCount][]*entry
 	accepted int  // tasks accepted in this session, launch task included (single)
+	waiting  int  // queued entries that hold a slot (counted), for TASK-7's queue_depth
 	closing  bool // Close was called: new tasks are refused
 	wake     chan struct{}
 	pages    map[string]pageCursor
@@ -130,7 +131,7 @@ func (r *Registry) Send(req SendRequest) (a2a.Task, *Subscription, error) {
 		cause = "not_accepting"
 	case r.cfg.Acceptance == ModeSingle && r.accepted > 0:
 		cause = "busy"
-	case r.cfg.Acceptance == ModeQueue && r.queued() >= r.cfg.QueueDepth:
+	case r.cfg.Acceptance == ModeQueue && r.waiting >= r.cfg.QueueDepth:
 		cause = "queue_full"
 	}
 	if cause != "" {
@@ -166,19 +167,6 @@ func (r *Registry) rejected(m a2a.Message, cause string) a2a.Task {
 		State: a2a.TaskStateRejected, Timestamp: r.now(), Message: statusMessage(id, ctx, text)}}
 }
 
-// queued counts the SUBMITTED tasks that hold a queue slot.
-func (r *Registry) queued() int {
-	n := 0
-	for _, l := range r.queue {
-		for _, e := range l {
-			if e.counted {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // add stores a new SUBMITTED task and queues it. Caller holds r.mu.
 func (r *Registry) add(p Provenance, c Caller, m a2a.Message, counted bool) *entry {
 	id := a2a.TaskID(a2a.NewID(a2a.PrefixTask))
@@ -198,6 +186,7 @@ func (r *Registry) add(p Provenance, c Caller, m a2a.Message, counted bool) *ent
 	r.tasks[id] = e
 	if counted {
 		r.accepted++
+		r.waiting++
 	}
 	l := laneOf(p.Origin)
 	r.queue[l] = append(r.queue[l], e)
@@ -334,6 +323,14 @@ func (r *Registry) cancel(e *entry, by string) {
 func (r *Registry) dequeue(e *entry) {
 	l := laneOf(e.prov.Origin)
 	r.queue[l] = slices.DeleteFunc(r.queue[l], func(x *entry) bool { return x == e })
+	r.left(e)
+}
+
+// left accounts for an entry leaving the queue. Caller holds r.mu.
+func (r *Registry) left(e *entry) {
+	if e.counted {
+		r.waiting--
+	}
 }
 
 // Close starts the session's closing (door.md TASK-3, TASK-7; capsule.md
@@ -359,6 +356,7 @@ func (r *Registry) Close(stopped bool) []a2a.Task {
 		}
 		r.queue[l] = nil
 	}
+	r.waiting = 0
 	r.signal()
 	return out
 }

@@ -27,6 +27,7 @@ func (r *Registry) Next(ctx context.Context) (*Run, error) {
 			}
 			e := r.queue[l][0]
 			r.queue[l] = r.queue[l][1:]
+			r.left(e)
 			run := &Run{r: r, e: e, replies: make(chan a2a.Message, 1)} // INPUT_REQUIRED admits one reply at a time
 			e.run = run
 			r.setState(e, a2a.TaskStateWorking, "")

@@ -12,14 +12,27 @@ import (
 // watchHub holds the session's numbered stream/watch frames (door.md SSE-7,
 // SSE-9) and its live watchers. Guarded by Registry.mu.
 type watchHub struct {
-	seq      uint64           // the last id issued
-	buf      []a2a.WatchFrame // the newest WatchReplayCapacity numbered frames, oldest first
+	seq      uint64                                  // the last id issued
+	buf      [a2a.WatchReplayCapacity]a2a.WatchFrame // ring of the newest numbered frames
+	start, n int                                     // the oldest frame's index in buf, and how many are held
 	watchers []*Watcher
 	closed   bool // capsule-closed was written
 }
 
-func newWatchHub() watchHub {
-	return watchHub{buf: make([]a2a.WatchFrame, 0, a2a.WatchReplayCapacity)}
+func newWatchHub() watchHub { return watchHub{} }
+
+// at returns the i-th held frame, oldest first.
+func (h *watchHub) at(i int) a2a.WatchFrame { return h.buf[(h.start+i)%len(h.buf)] }
+
+// held returns the held frames with an id above after, oldest first.
+func (h *watchHub) held(after uint64) []a2a.WatchFrame {
+	var out []a2a.WatchFrame
+	for i := 0; i < h.n; i++ {
+		if f := h.at(i); f.ID > after {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Watcher is one stream/watch connection's frame queue (SSE-6, SSE-9).
@@ -41,17 +54,13 @@ func (r *Registry) Watch(lastEventID uint64) *Watcher {
 	defer r.mu.Unlock()
 	h := &r.watch
 	w := &Watcher{r: r, notify: make(chan struct{}, 1)}
-	if n := len(h.buf); n > 0 {
-		first := h.buf[0].ID
+	if h.n > 0 {
+		first := h.at(0).ID
 		if lastEventID > h.seq || lastEventID+1 < first {
 			w.replay = append(w.replay, frame(0, a2a.FrameGap, map[string]any{"first_available_id": first}))
-			w.replay = append(w.replay, h.buf...)
+			w.replay = append(w.replay, h.held(0)...)
 		} else {
-			for _, f := range h.buf {
-				if f.ID > lastEventID {
-					w.replay = append(w.replay, f)
-				}
-			}
+			w.replay = h.held(lastEventID)
 		}
 	}
 	if h.closed {
@@ -146,10 +155,13 @@ func (r *Registry) emit(event string, data any) {
 	}
 	h.seq++
 	f := frame(h.seq, event, data)
-	if len(h.buf) == a2a.WatchReplayCapacity {
-		h.buf = append(h.buf[:0], h.buf[1:]...)
+	if h.n == len(h.buf) {
+		h.buf[h.start] = f
+		h.start = (h.start + 1) % len(h.buf)
+	} else {
+		h.buf[(h.start+h.n)%len(h.buf)] = f
+		h.n++
 	}
-	h.buf = append(h.buf, f)
 	for _, w := range h.watchers {
 		w.push(f)
 	}
