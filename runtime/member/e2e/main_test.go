@@ -1,0 +1,463 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mur is the real binary, built once by TestMain.
+var mur string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mur-member-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mur = filepath.Join(dir, "mur")
+	if out, err := exec.Command("go", "build", "-o", mur, "../../../cmd/mur").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mur: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// project is one test's roster directory and $MURMUR_HOME, symlinks resolved.
+type project struct {
+	dir, home string
+	env       []string // extra environment for mur
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &project{dir: filepath.Join(root, "studio"), home: filepath.Join(root, "home")}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// environ is the test's environment without MURMUR_* plus MURMUR_HOME and p.env.
+func (p *project) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MURMUR_") {
+			env = append(env, kv)
+		}
+	}
+	return append(append(env, "MURMUR_HOME="+p.home), p.env...)
+}
+
+// write writes a file under the project directory.
+func (p *project) write(t *testing.T, rel, text string) {
+	t.Helper()
+	path := filepath.Join(p.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// capsule is one member's capsule: extra is appended to the manifest
+// (lifecycle, exports …), shell adds bash to capabilities.shell.allow,
+// script is its scripted driver's file.
+type capsule struct {
+	name, extra, script string
+	shell               bool
+}
+
+// peerExtra is what every callee declares: queued peer tasks, consent.
+const peerExtra = `lifecycle:
+  task_acceptance: queue
+  after_task: sleep
+exports:
+  peer_tasks:
+    accept: true
+`
+
+// install writes each capsule under <dir>/<name>/ and installs it into the
+// project store with mur install (capsule.md CLI-6).
+func (p *project) install(t *testing.T, caps ...capsule) {
+	t.Helper()
+	for _, c := range caps {
+		shell := ""
+		if c.shell {
+			shell = "  shell:\n    allow: [bash]\n"
+		}
+		p.write(t, c.name+"/murmur.yaml", fmt.Sprintf(`name: e2e-%s
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+  max_turns: 12
+capabilities:
+  network:
+    allow: [localhost]
+%snetwork:
+  authentication:
+    scheme: bearer
+trace:
+  capture: content
+%s`, c.name, shell, c.extra))
+		p.write(t, c.name+"/script.yaml", c.script)
+		cmd := exec.Command(mur, "install", c.name)
+		cmd.Dir, cmd.Env = p.dir, p.environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mur install %s: %v\n%s", c.name, err, out)
+		}
+	}
+}
+
+// roster writes roster.yaml: members in order (the first is the entry) and
+// edges "from:to1,to2".
+func (p *project) roster(t *testing.T, members []string, edges ...string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("roster_version: 1\nmembers:\n")
+	for i, m := range members {
+		fmt.Fprintf(&b, "  - name: %s\n    capsule: e2e-%s\n    version: \"0.1.0\"\n", m, m)
+		if i == 0 {
+			b.WriteString("    entry: true\n")
+		}
+	}
+	b.WriteString("reachability:\n")
+	for _, e := range edges {
+		from, to, _ := strings.Cut(e, ":")
+		fmt.Fprintf(&b, "  - from: %s\n    to: [%s]\n", from, to)
+	}
+	p.write(t, "roster.yaml", b.String())
+}
+
+// fifo makes a named pipe under the project directory and returns its path:
+// members' shell commands and the test meet on them, with no timed wait.
+func (p *project) fifo(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// formationLine is FCLI-1's first line.
+type formationLine struct {
+	Entry       string `json:"entry"`
+	FormationID string `json:"formation_id"`
+	Peers       []struct {
+		Name      string `json:"name"`
+		PID       int    `json:"pid"`
+		SessionID string `json:"session_id"`
+		URL       string `json:"url"`
+		Workdir   string `json:"workdir"`
+	} `json:"peers"`
+}
+
+// readiness is the entry's readiness line (capsule.md CLI-4).
+type readiness struct {
+	PID        int    `json:"pid"`
+	RecordsDir string `json:"records_dir"`
+	SessionID  string `json:"session_id"`
+}
+
+// launch is a running `mur run --roster . --json …`, in a session of its own
+// so that every process it starts can be found (noneLeft).
+type launch struct {
+	p      *project
+	cmd    *exec.Cmd
+	lines  chan string
+	stderr lockedBuffer
+	done   chan struct{}
+	err    error
+	form   formationLine
+	entry  readiness
+}
+
+// start launches the roster with --json and the task, and reads both lines.
+func (p *project) start(t *testing.T, task string) *launch {
+	t.Helper()
+	cmd := exec.Command(mur, "run", "--roster", ".", "--json", "--task", task)
+	cmd.Dir, cmd.Env = p.dir, p.environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	l := &launch{p: p, cmd: cmd, lines: make(chan string, 4), done: make(chan struct{})} // lines: the two --json lines, never more
+	cmd.Stderr = &l.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			l.lines <- sc.Text()
+		}
+		close(l.lines)
+		l.err = cmd.Wait()
+		close(l.done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-l.done
+	})
+	decodeLine(t, l, &l.form)
+	decodeLine(t, l, &l.entry)
+	return l
+}
+
+func decodeLine(t *testing.T, l *launch, v any) {
+	t.Helper()
+	s, ok := <-l.lines
+	if !ok {
+		<-l.done
+		t.Fatalf("the launcher ended (%v) before its --json lines; stderr:\n%s", l.err, l.stderr.String())
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+}
+
+// wait reaps the launcher, returns its exit code, and fails the test if any
+// process the launch started is still alive (every test proves it).
+func (l *launch) wait(t *testing.T) int {
+	t.Helper()
+	for range l.lines {
+	}
+	<-l.done
+	noneLeft(t, l.cmd.Process.Pid)
+	var ee *exec.ExitError
+	if errors.As(l.err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// peer returns the formation line's entry for name.
+func (l *launch) peer(t *testing.T, name string) (pid int, session, url, records string) {
+	t.Helper()
+	for _, p := range l.form.Peers {
+		if p.Name == name {
+			return p.PID, p.SessionID, p.URL, filepath.Join(l.p.home, "records", strings.TrimPrefix(p.Workdir, "/"), p.SessionID)
+		}
+	}
+	t.Fatalf("no peer %s in %+v", name, l.form)
+	return 0, "", "", ""
+}
+
+// noneLeft fails unless no live (non-zombie) process remains in session sid.
+// A process that was just killed may take a moment to die: it is looked at
+// again for up to 10 s, since no event reports a stranger's exit.
+func noneLeft(t *testing.T, sid int) {
+	t.Helper()
+	var left []string
+	for i := 0; i < 200; i++ {
+		left = inSession(sid)
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("processes left behind in the launch's session: %v", left)
+}
+
+// inSession lists the live processes whose session id is sid.
+func inSession(sid int) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
+		if len(f) < 4 || f[0] == "Z" {
+			continue
+		}
+		if s, _ := strconv.Atoi(f[3]); s == sid {
+			out = append(out, fmt.Sprintf("%d %s", pid, b[:i+1]))
+		}
+	}
+	return out
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// records reads a session's trace.jsonl.
+func records(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// ofType keeps the records of type typ.
+func ofType(recs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range recs {
+		if r["event_type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// toolOutputs are the contents the model got for each call of tool, in
+// order (tool_call.output under trace.capture: content).
+func toolOutputs(recs []map[string]any, tool string) []string {
+	var out []string
+	for _, r := range ofType(recs, "tool_call") {
+		if r["tool_name"] == tool {
+			s, _ := r["output"].(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// continuation returns the user message the inference right after the
+// n-th task_continued sent (from the blobs trace.capture: content writes):
+// the continuation exactly as the next inference saw it (RND-2).
+func continuation(t *testing.T, dir string, n int) string {
+	t.Helper()
+	recs := records(t, dir)
+	seen := 0
+	for i, r := range recs {
+		if r["event_type"] != "task_continued" {
+			continue
+		}
+		if seen++; seen < n {
+			continue
+		}
+		for _, next := range recs[i+1:] {
+			if next["event_type"] != "inference" {
+				continue
+			}
+			shas, _ := next["message_shas"].([]any)
+			b, err := os.ReadFile(filepath.Join(dir, "blobs", shas[len(shas)-1].(string)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				Role   string `json:"role"`
+				Blocks []struct {
+					Text string `json:"text"`
+				} `json:"blocks"`
+			}
+			if err := json.Unmarshal(b, &m); err != nil || m.Role != "user" || len(m.Blocks) != 1 {
+				t.Fatalf("continuation message %s: %v", b, err)
+			}
+			return m.Blocks[0].Text
+		}
+	}
+	t.Fatalf("no inference after task_continued %d in %s", n, dir)
+	return ""
+}
+
+var ids = regexp.MustCompile(`(mcl|tsk)_[0-9a-f]{32}`)
+
+// normalise replaces call and task ids by <mcl_1>, <tsk_1> … in order of
+// first appearance, so texts compare with literal expectations.
+func normalise(s string) string {
+	seen := map[string]string{}
+	n := map[string]int{}
+	return ids.ReplaceAllStringFunc(s, func(id string) string {
+		if r, ok := seen[id]; ok {
+			return r
+		}
+		kind := id[:3]
+		n[kind]++
+		seen[id] = fmt.Sprintf("<%s_%d>", kind, n[kind])
+		return seen[id]
+	})
+}
+
+// normaliseAll normalises texts together, so one id reads the same in each.
+func normaliseAll(texts ...string) []string {
+	const sep = "\x00"
+	return strings.Split(normalise(strings.Join(texts, sep)), sep)
+}
+
+// result reads a session's out/result.txt.
+func result(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "out", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sessionDir returns the records directory of the one session under a
+// member's records group (a peer's workdir), for members reached by a peer.
+func sessionDir(t *testing.T, group string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(group, "ses_*"))
+	if len(m) != 1 {
+		t.Fatalf("sessions under %s: %v", group, m)
+	}
+	return m[0]
+}
+
+// want compares got with want, showing both in full.
+func want(t *testing.T, name, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s =\n%s\n--- want\n%s", name, got, want)
+	}
+}
