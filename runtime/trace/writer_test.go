@@ -345,3 +345,19 @@ func TestObjOrder(t *testing.T) {
 		t.Errorf("Obj = %s, want %s", got, want)
 	}
 }
+
+func BenchmarkWrite(b *testing.B) {
+	w, err := Open(filepath.Join(b.TempDir(), "trace.jsonl"), "ses_x", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Write("session_start"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := w.Write("tool_call", F{"turn", 1}, F{"task_id", "tsk_a"}, F{"tool_name", "bash"}, F{"input", map[string]string{"command": "ls -1"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
