@@ -159,7 +159,7 @@ func addresses() directory {
 	}}
 }
 
-func allowLocalhost(t *testing.T) manifest.AllowList {
+func allowLocalhost(t testing.TB) manifest.AllowList {
 	t.Helper()
 	m, _, err := manifest.Parse("murmur.yaml", []byte("name: x\nversion: \"0.1.0\"\ninference:\n  driver: {kind: scripted, script: s.yaml}\ncapabilities:\n  network:\n    allow: [localhost]\n"), nil)
 	if err != nil {

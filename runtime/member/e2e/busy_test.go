@@ -16,7 +16,7 @@ import (
 
 // operator returns a client of a running member's door with its operator
 // token, read from its running record (capsule.md SES-6).
-func operator(t *testing.T, p *project, session, url string) *client.Client {
+func operator(t testing.TB, p *project, session, url string) *client.Client {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(p.home, "running", session+".json"))
 	if err != nil {
@@ -36,7 +36,7 @@ func operator(t *testing.T, p *project, session, url string) *client.Client {
 }
 
 // send hands a member a task of the test's own (origin event).
-func send(t *testing.T, c *client.Client, text string) a2a.Task {
+func send(t testing.TB, c *client.Client, text string) a2a.Task {
 	t.Helper()
 	resp, err := c.SendMessage(t.Context(), a2a.SendMessageRequest{
 		Message:       a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}},
@@ -50,7 +50,7 @@ func send(t *testing.T, c *client.Client, text string) a2a.Task {
 
 // readAll opens a named pipe and reads it to EOF: it returns once a member's
 // command has written to it and closed it.
-func readAll(t *testing.T, path string) {
+func readAll(t testing.TB, path string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,7 +64,7 @@ func readAll(t *testing.T, path string) {
 
 // writeTo opens a named pipe for writing and closes it: a member's command
 // blocked reading it goes on.
-func writeTo(t *testing.T, path string) {
+func writeTo(t testing.TB, path string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {

@@ -44,7 +44,7 @@ type project struct {
 	env       []string // extra environment for mur
 }
 
-func newProject(t *testing.T) *project {
+func newProject(t testing.TB) *project {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -69,7 +69,7 @@ func (p *project) environ() []string {
 }
 
 // write writes a file under the project directory.
-func (p *project) write(t *testing.T, rel, text string) {
+func (p *project) write(t testing.TB, rel, text string) {
 	t.Helper()
 	path := filepath.Join(p.dir, rel)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -86,6 +86,7 @@ func (p *project) write(t *testing.T, rel, text string) {
 type capsule struct {
 	name, extra, script string
 	shell               bool
+	maxTurns            int // inference.max_turns; 0 means 12
 }
 
 // peerExtra is what every callee declares: queued peer tasks, consent.
@@ -99,9 +100,13 @@ exports:
 
 // install writes each capsule under <dir>/<name>/ and installs it into the
 // project store with mur install (capsule.md CLI-6).
-func (p *project) install(t *testing.T, caps ...capsule) {
+func (p *project) install(t testing.TB, caps ...capsule) {
 	t.Helper()
 	for _, c := range caps {
+		turns := c.maxTurns
+		if turns == 0 {
+			turns = 12
+		}
 		shell := ""
 		if c.shell {
 			shell = "  shell:\n    allow: [bash]\n"
@@ -112,7 +117,7 @@ inference:
   driver:
     kind: scripted
     script: script.yaml
-  max_turns: 12
+  max_turns: %d
 capabilities:
   network:
     allow: [localhost]
@@ -121,7 +126,7 @@ capabilities:
     scheme: bearer
 trace:
   capture: content
-%s`, c.name, shell, c.extra))
+%s`, c.name, turns, shell, c.extra))
 		p.write(t, c.name+"/script.yaml", c.script)
 		cmd := exec.Command(mur, "install", c.name)
 		cmd.Dir, cmd.Env = p.dir, p.environ()
@@ -133,7 +138,7 @@ trace:
 
 // roster writes roster.yaml: members in order (the first is the entry) and
 // edges "from:to1,to2".
-func (p *project) roster(t *testing.T, members []string, edges ...string) {
+func (p *project) roster(t testing.TB, members []string, edges ...string) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("roster_version: 1\nmembers:\n")
@@ -153,7 +158,7 @@ func (p *project) roster(t *testing.T, members []string, edges ...string) {
 
 // fifo makes a named pipe under the project directory and returns its path:
 // members' shell commands and the test meet on them, with no timed wait.
-func (p *project) fifo(t *testing.T, name string) string {
+func (p *project) fifo(t testing.TB, name string) string {
 	t.Helper()
 	path := filepath.Join(p.dir, name)
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
@@ -196,7 +201,7 @@ type launch struct {
 }
 
 // start launches the roster with --json and the task, and reads both lines.
-func (p *project) start(t *testing.T, task string) *launch {
+func (p *project) start(t testing.TB, task string) *launch {
 	t.Helper()
 	cmd := exec.Command(mur, "run", "--roster", ".", "--json", "--task", task)
 	cmd.Dir, cmd.Env = p.dir, p.environ()
@@ -228,7 +233,7 @@ func (p *project) start(t *testing.T, task string) *launch {
 	return l
 }
 
-func decodeLine(t *testing.T, l *launch, v any) {
+func decodeLine(t testing.TB, l *launch, v any) {
 	t.Helper()
 	s, ok := <-l.lines
 	if !ok {
@@ -242,7 +247,7 @@ func decodeLine(t *testing.T, l *launch, v any) {
 
 // wait reaps the launcher, returns its exit code, and fails the test if any
 // process the launch started is still alive (every test proves it).
-func (l *launch) wait(t *testing.T) int {
+func (l *launch) wait(t testing.TB) int {
 	t.Helper()
 	for range l.lines {
 	}
@@ -256,7 +261,7 @@ func (l *launch) wait(t *testing.T) int {
 }
 
 // peer returns the formation line's entry for name.
-func (l *launch) peer(t *testing.T, name string) (pid int, session, url, records string) {
+func (l *launch) peer(t testing.TB, name string) (pid int, session, url, records string) {
 	t.Helper()
 	for _, p := range l.form.Peers {
 		if p.Name == name {
@@ -270,7 +275,7 @@ func (l *launch) peer(t *testing.T, name string) (pid int, session, url, records
 // noneLeft fails unless no live (non-zombie) process remains in session sid.
 // A process that was just killed may take a moment to die: it is looked at
 // again for up to 10 s, since no event reports a stranger's exit.
-func noneLeft(t *testing.T, sid int) {
+func noneLeft(t testing.TB, sid int) {
 	t.Helper()
 	var left []string
 	for i := 0; i < 200; i++ {
@@ -329,7 +334,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // records reads a session's trace.jsonl.
-func records(t *testing.T, dir string) []map[string]any {
+func records(t testing.TB, dir string) []map[string]any {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
 	if err != nil {
@@ -373,7 +378,7 @@ func toolOutputs(recs []map[string]any, tool string) []string {
 // continuation returns the user message the inference right after the
 // n-th task_continued sent (from the blobs trace.capture: content writes):
 // the continuation exactly as the next inference saw it (RND-2).
-func continuation(t *testing.T, dir string, n int) string {
+func continuation(t testing.TB, dir string, n int) string {
 	t.Helper()
 	recs := records(t, dir)
 	seen := 0
@@ -434,7 +439,7 @@ func normaliseAll(texts ...string) []string {
 }
 
 // result reads a session's out/result.txt.
-func result(t *testing.T, dir string) string {
+func result(t testing.TB, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "out", "result.txt"))
 	if err != nil {
@@ -445,7 +450,7 @@ func result(t *testing.T, dir string) string {
 
 // sessionDir returns the records directory of the one session under a
 // member's records group (a peer's workdir), for members reached by a peer.
-func sessionDir(t *testing.T, group string) string {
+func sessionDir(t testing.TB, group string) string {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(group, "ses_*"))
 	if len(m) != 1 {
@@ -455,7 +460,7 @@ func sessionDir(t *testing.T, group string) string {
 }
 
 // want compares got with want, showing both in full.
-func want(t *testing.T, name, got, want string) {
+func want(t testing.TB, name, got, want string) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s =\n%s\n--- want\n%s", name, got, want)
