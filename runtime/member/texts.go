@@ -50,8 +50,21 @@ func refusedAnswered(member, callID string) string {
 	return member + " has already answered call " + callID + ", so nothing was sent. The answer reaches you as soon as you end your turn: end your turn now by replying without calling a tool."
 }
 
-// CALL-7's summaries.
-func callSummary(member, status string) string { return "Called " + member + ": " + status }
+// callSummary is CALL-7's summary for a call that ended (or stands) status;
+// TOOL-9's "<tool>: <outcome>" form for the abandoned status no model sees.
+func callSummary(member, status string) string {
+	switch status {
+	case statusStarted:
+		return fmt.Sprintf("Called %s: started", member)
+	case statusBusy:
+		return fmt.Sprintf("Called %s: busy", member)
+	case statusRejected:
+		return fmt.Sprintf("Called %s: rejected", member)
+	case statusFailed:
+		return fmt.Sprintf("Called %s: failed", member)
+	}
+	return "call-member: " + status
+}
 
 // CALL-8's notes.
 
