@@ -19,6 +19,7 @@ go build -o bin/mur ./cmd/mur
 mur="$root/bin/mur"
 
 cd "$here"
+rm -f murmur.lock   # made by the last run: an edited member installs afresh rather than clash with its pin
 for member in planner coder reviewer; do
 	"$mur" install "$member" >/dev/null
 done
