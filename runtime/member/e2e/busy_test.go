@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,6 +116,7 @@ fallback:
 	if q := send(t, door, "QUEUED"); q.Status.State != a2a.TaskStateSubmitted {
 		t.Fatalf("the QUEUED task is %s, want it queued", q.Status.State)
 	}
+	statuses := workingTexts(t, operator(t, p, l.entry.SessionID, l.entry.URL))
 	writeTo(t, goFIFO) // the worker is full: the lead calls it now
 	if code := l.wait(t); code != 0 {
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
@@ -146,6 +148,39 @@ worker did: build it
 </untrusted-content>
 
 `+lastComplete)
+	want(t, "the lead task's WORKING status texts (RND-1, RND-2)", strings.Join(<-statuses, "\n"),
+		"waiting on call-member: 1 call(s) outstanding\ncontinuing with 1 member answer(s)")
+}
+
+// workingTexts subscribes to the door's one task (SubscribeToTask) and
+// returns a channel yielding, once the stream ends, every text of a
+// TASK_STATE_WORKING status it carried. It returns once subscribed.
+func workingTexts(t testing.TB, door *client.Client) <-chan []string {
+	t.Helper()
+	list, err := door.ListTasks(t.Context(), a2a.ListTasksRequest{})
+	if err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("ListTasks = %v, %v; want the launch task", list, err)
+	}
+	out := make(chan []string, 1)   // the one result
+	first := make(chan struct{}, 1) // the subscription's first event
+	go func() {
+		var texts []string
+		for ev, err := range door.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: list.Tasks[0].ID}) {
+			select {
+			case first <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				break
+			}
+			if u := ev.StatusUpdate; u != nil && u.Status.State == a2a.TaskStateWorking && u.Status.Message != nil {
+				texts = append(texts, a2a.Text(u.Status.Message.Parts))
+			}
+		}
+		out <- texts
+	}()
+	<-first
+	return out
 }
 
 // TestCallUnreachable is CALL-10: a member whose process is gone stops

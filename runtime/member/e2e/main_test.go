@@ -181,6 +181,7 @@ type formationLine struct {
 
 // readiness is the entry's readiness line (capsule.md CLI-4).
 type readiness struct {
+	URL        string `json:"url"`
 	PID        int    `json:"pid"`
 	RecordsDir string `json:"records_dir"`
 	SessionID  string `json:"session_id"`
