@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -245,5 +247,54 @@ func TestRunFailedTaskExit1_CLI5(t *testing.T) {
 	}
 	if !strings.HasPrefix(stderr, "error[E-RUN-040]: the task ended failed: no script rule matches the task\n") {
 		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+func TestRunVerboseLines_CLI3(t *testing.T) {
+	e := helloEnv(t)
+	stdout, _, code := e.run(t, "--capsule", e.dir, "--task", "hello", "-v")
+	lines := strings.Split(stdout, "\n")
+	wd, _ := filepath.EvalSymlinks(e.dir)
+	ses := sesRe.FindString(lines[1])
+	want := []string{
+		"workdir: " + e.dir,
+		"records: " + filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), ses),
+		"manifest: hello-shell v0.1.0",
+		"driver: scripted (scripted)",
+		"I can only list files.",
+		"status:  ok",
+	}
+	if code != 0 || len(lines) < 8 || strings.Join(lines[2:8], "\n") != strings.Join(want, "\n") {
+		t.Errorf("= %d, %q; want lines 3.. %q", code, stdout, want)
+	}
+}
+
+// TestRunStoreForm_STORE3_ERUN047 runs an installed capsule by name and
+// version, and refuses one whose bytes differ from the admitted sha256.
+func TestRunStoreForm_STORE3_ERUN047(t *testing.T) {
+	e := helloEnv(t)
+	install := exec.Command(murBin, "install", "-g", e.dir)
+	install.Dir = t.TempDir()
+	install.Env = []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + e.home, "HOME=" + e.home}
+	out, err := install.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mur install: %v %s", err, out)
+	}
+	sha := regexp.MustCompile(`sha256:([0-9a-f]{64})`).FindStringSubmatch(string(out))[1]
+	work := t.TempDir()
+	stdout, stderr, code := e.run(t, "--capsule", "hello-shell", "--capsule-version", "0.1.0", "--capsule-sha256", sha,
+		"--workdir", work, "--task", "list the files")
+	if code != 0 || !strings.HasSuffix(stdout, "Files:\n$ ls -1\nExit code: 0\nStdout:\n\n\nStderr:\n\nstatus:  ok\n") {
+		t.Errorf("store form = %d, %q, %q", code, stdout, stderr)
+	}
+	bad := strings.Repeat("0", 64)
+	stdout, stderr, code = e.run(t, "--capsule", "hello-shell", "--capsule-version", "0.1.0", "--capsule-sha256", bad, "--task", "x")
+	want := "error[E-RUN-047]: capsule 'hello-shell@0.1.0' resolved to bytes with sha256 " + sha + ", but it was admitted with sha256 " + bad + "\n"
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, want) {
+		t.Errorf("= %d, %q, %q; want %q", code, stdout, stderr, want)
+	}
+	stdout, stderr, code = e.run(t, "--capsule", "hello-shell", "--capsule-version", "9.9.9", "--task", "x")
+	if code != 1 || stderr != "error[E-RUN-008]: missing artifacts: hello-shell@9.9.9\n  hint: run `mur install` to install all manifest dependencies\n" {
+		t.Errorf("= %d, %q, %q", code, stdout, stderr)
 	}
 }
