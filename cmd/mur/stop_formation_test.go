@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -18,8 +19,20 @@ import (
 // startFrmProc starts a real process for a record and makes sure it is reaped.
 func startFrmProc(t *testing.T, name string, args ...string) *exec.Cmd {
 	t.Helper()
+	c, _ := startFrmProcOut(t, name, args...)
+	return c
+}
+
+// startFrmProcOut is startFrmProc with the process's stdout readable, so a
+// test can wait for a line the process prints once it is set up.
+func startFrmProcOut(t *testing.T, name string, args ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
 	c := exec.Command(name, args...)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its children die with it in Cleanup
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +42,7 @@ func startFrmProc(t *testing.T, name string, args ...string) *exec.Cmd {
 		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		<-done
 	})
-	return c
+	return c, bufio.NewReader(stdout)
 }
 
 func frmWriteRecord(t *testing.T, home string, r *running.Record) {
@@ -56,7 +69,10 @@ func TestStopFormation(t *testing.T) {
 	id := a2a.NewID(a2a.PrefixFormation)
 	member := startFrmProc(t, "sleep", "1000")
 	// The launcher: on SIGTERM it ends its member, as closing a lifeline would.
-	launcher := startFrmProc(t, "sh", "-c", fmt.Sprintf("trap 'kill %d $!; exit 0' TERM; sleep 1000 & wait", member.Process.Pid))
+	launcher, lout := startFrmProcOut(t, "sh", "-c", fmt.Sprintf("trap 'kill %d $!; exit 0' TERM; echo armed; sleep 1000 & wait", member.Process.Pid))
+	if line, err := lout.ReadString('\n'); err != nil || line != "armed\n" { // the trap is set before mur stop signals
+		t.Fatalf("launcher stand-in said %q, %v", line, err)
+	}
 	hand := startFrmProc(t, "sleep", "1000")
 	recDir := filepath.Join(t.TempDir(), "rec")
 	os.MkdirAll(recDir, 0o700)
