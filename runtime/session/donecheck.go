@@ -64,7 +64,7 @@ func (t *taskRun) runDoneCheck(command string, timeoutSecs int) doneResult {
 	cmd.Args[0] = words[0]
 	cmd.Dir, cmd.Env = s.workdir, s.env
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = tools.ChildProcAttr()
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return res("not_started", nil, nil)

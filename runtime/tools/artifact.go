@@ -66,7 +66,7 @@ func (n *Native) Call(ctx context.Context, _ *CallContext, input json.RawMessage
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ChildProcAttr()
 	cmd.WaitDelay = heldOutputWait
 	if err := cmd.Start(); err != nil {
 		return Result{Status: Failed, Summary: n.Name + ": error", Data: fmt.Sprintf("tool '%s' could not be started: %s", n.Name, startErrText(err))}

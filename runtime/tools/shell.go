@@ -97,7 +97,7 @@ func (t *shellTool) Call(ctx context.Context, cc *CallContext, input json.RawMes
 	cmd.Args[0] = argv[0]
 	cmd.Dir = sh.Workdir
 	cmd.Env = sh.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ChildProcAttr()
 	cmd.WaitDelay = heldOutputWait
 
 	out := &output{}
