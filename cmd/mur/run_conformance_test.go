@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/conformance"
+)
+
+// conformingCapsule is a scripted capsule whose door serves many tasks: a
+// task saying "hold" runs a command that waits until the task is canceled
+// (the suite's slow task); any other is answered at once.
+const conformingManifest = `name: conformer
+version: "0.1.0"
+inference:
+  driver: {kind: scripted, script: script.yaml}
+  max_turns: 4
+capabilities:
+  shell:
+    allow: [sleep]
+lifecycle:
+  task_acceptance: queue
+  queue_depth: 16
+  after_task: sleep
+`
+
+const conformingScript = `script_version: 1
+rules:
+  - match: {contains: "hold"}
+    turns:
+      - tool_calls: [{name: sleep, input: {command: "600"}}]
+      - text: "held"
+fallback:
+  turns: [{text: "done: {{task}}"}]
+`
+
+// startConformer starts `mur run` on the conforming capsule and returns its
+// door's URL and session id; authenticated adds network.authentication.
+func startConformer(t *testing.T, authenticated bool) (e *runEnv, p *runProc, url, session string) {
+	t.Helper()
+	manifest := conformingManifest
+	if authenticated {
+		manifest += "network:\n  authentication:\n    scheme: bearer\n"
+	}
+	e = newRunEnv(t, map[string]string{"murmur.yaml": manifest, "script.yaml": conformingScript})
+	p = e.start(t, "--capsule", ".", "--json")
+	var ready struct {
+		SessionID string `json:"session_id"`
+		URL       string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(p.line(t)), &ready); err != nil || ready.URL == "" {
+		t.Fatalf("readiness line: %v (stderr %q)", err, p.stderr.String())
+	}
+	return e, p, ready.URL, ready.SessionID
+}
+
+// stopConformer sends SIGTERM and expects the idle session to end 0.
+func stopConformer(t *testing.T, p *runProc) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("mur run exited %d after SIGTERM while idle, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// A door served by `mur run` passes the whole conformance suite, auth checks
+// and slow-task checks included (issue 3: "passes mur conformance with
+// 0 failed"; door.md GO-7).
+func TestMurRunDoorPassesConformance(t *testing.T) {
+	t.Parallel()
+	e, p, url, session := startConformer(t, true)
+	out, errOut, code := runMur(t, e, "token", session)
+	if code != 0 {
+		t.Fatalf("mur token exited %d: %s", code, errOut)
+	}
+	token := ""
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "operator "); ok {
+			token = v
+		}
+	}
+	if token == "" {
+		t.Fatalf("mur token printed no operator token:\n%s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	results := conformance.Run(ctx, conformance.Config{URL: url, Token: token, SlowTaskText: "hold on"})
+	passed, failed := conformance.Count(results)
+	for _, r := range results {
+		switch r.Status {
+		case conformance.Fail:
+			t.Errorf("FAIL %s  %s: %s", r.ID, r.Title, r.Why)
+		case conformance.Skip:
+			t.Logf("SKIP %s  %s: %s", r.ID, r.Title, r.Why)
+		}
+	}
+	if failed != 0 || passed < len(results)-3 {
+		t.Errorf("%d passed, %d failed of %d checks", passed, failed, len(results))
+	}
+	stopConformer(t, p)
+	noProcessIn(t, e.dir) // the canceled "hold" commands went with their tasks
+}
+
+// `mur conformance <url>` against a public `mur run` door prints
+// "N passed, 0 failed" and exits 0.
+func TestMurConformanceCommandAgainstMurRun(t *testing.T) {
+	t.Parallel()
+	e, p, url, _ := startConformer(t, false)
+	out, errOut, code := runMur(t, e, "conformance", url)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != 0 || errOut != "" || !strings.HasSuffix(last, " passed, 0 failed") {
+		t.Errorf("mur conformance exited %d, stderr %q, last line %q\n%s", code, errOut, last, out)
+	}
+	stopConformer(t, p)
+	noProcessIn(t, e.dir)
+}
+
+// noProcessIn fails if a process still has dir as its working directory: the
+// session's shell commands run there, so none may outlive it. A killed
+// process may take a moment to leave /proc, so it looks for up to 10 s.
+func noProcessIn(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var left []string
+		ents, _ := os.ReadDir("/proc")
+		for _, ent := range ents {
+			if cwd, err := os.Readlink(filepath.Join("/proc", ent.Name(), "cwd")); err == nil && cwd == dir {
+				left = append(left, ent.Name())
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v still run in %s", left, dir)
+		}
+		<-tick.C
+	}
+}
+
+// runMur runs another mur command against the same MURMUR_HOME.
+func runMur(t *testing.T, e *runEnv, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := e.command()
+	cmd.Args = append([]string{murBin}, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		if ee, ok := err.(interface{ ExitCode() int }); ok {
+			return out.String(), errb.String(), ee.ExitCode()
+		}
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), 0
+}
