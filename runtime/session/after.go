@@ -114,13 +114,19 @@ func (t *taskRun) continuation() (e ending, more, ended bool) {
 	return ending{}, true, false
 }
 
-// doneCheckMessage is LOOP-14's reopen message (ours).
-func doneCheckMessage(command, outcome string, code *int, tail string) string {
+// doneCheckEnded is `\`<command>\` ended <outcome>, exit code <n|none>`, the
+// part LOOP-14's reopen message and the failed task's reason share.
+func doneCheckEnded(command, outcome string, code *int) string {
 	c := "none"
 	if code != nil {
 		c = fmt.Sprint(*code)
 	}
-	return fmt.Sprintf("[done_check] `%s` ended %s, exit code %s; its last output:\n%s", command, outcome, c, tail)
+	return fmt.Sprintf("`%s` ended %s, exit code %s", command, outcome, c)
+}
+
+// doneCheckMessage is LOOP-14's reopen message (ours).
+func doneCheckMessage(command, outcome string, code *int, tail string) string {
+	return "[done_check] " + doneCheckEnded(command, outcome, code) + "; its last output:\n" + tail
 }
 
 // doneCheck is LOOP-14: run the command; not passed and under its limit,
@@ -148,8 +154,8 @@ func (t *taskRun) doneCheck(e ending) (ending, bool) {
 	}
 	msg := doneCheckMessage(dc.Command, r.outcome, r.code, r.tail)
 	if t.doneReopens >= dc.Limit {
-		reason := strings.TrimPrefix(strings.SplitN(msg, ";", 2)[0], "[done_check] ")
-		reason = "done_check " + reason
+		// Built, not cut from msg: the command may hold a ';' itself.
+		reason := "done_check " + doneCheckEnded(dc.Command, r.outcome, r.code)
 		return ending{status: StatusFailed, text: resultFailed(reason), cause: "done_check", reason: reason}, false
 	}
 	if t.turns >= s.m.Inference.MaxTurns {
@@ -161,7 +167,7 @@ func (t *taskRun) doneCheck(e ending) (ending, bool) {
 	t.mu.Unlock()
 	t.userMessage(msg)
 	_, _ = s.tr.Write("task_reopened", trace.F{K: "task_id", V: t.id}, trace.F{K: "hook_name", V: "done_check"},
-		trace.F{K: "reason", V: strings.SplitN(msg, "\n", 2)[0]}, trace.F{K: "reopen_number", V: n},
+		trace.F{K: "reason", V: "[done_check] " + doneCheckEnded(dc.Command, r.outcome, r.code) + "; its last output:"}, trace.F{K: "reopen_number", V: n},
 		trace.F{K: "attempt_context", V: nil}, trace.F{K: "turns_remaining", V: s.m.Inference.MaxTurns - t.turns})
 	if t.run.Provenance().Source == "task_md" {
 		p := filepath.Join(s.runtimeDir, "task.md")

@@ -171,7 +171,7 @@ func TestDoneCheckLimitSpent_LOOP14(t *testing.T) {
   shell:
     allow: [bash]
 lifecycle:
-  done_check: {command: "bash -c 'exit 3'", limit: 1}
+  done_check: {command: "bash -c 'echo no; exit 3'", limit: 1}
 `), `script_version: 1
 rules:
   - match: {always: true}
@@ -180,13 +180,20 @@ rules:
 `)
 	s := startIn(t, prepareIn(t, dir, ptr("x"), nil), nil, nil)
 	res := s.Run()
-	want := "error: done_check `bash -c 'exit 3'` ended failed, exit code 3"
-	if res.ExitStatus != StatusFailed || res.Text != want {
+	// The command holds a ';': the reason is the whole heading, not cut there.
+	reason := "done_check `bash -c 'echo no; exit 3'` ended failed, exit code 3"
+	if want := "error: " + reason; res.ExitStatus != StatusFailed || res.Text != want {
 		t.Errorf("Run = %+v, want failed %q", res, want)
 	}
-	tf := ofType(readTrace(t, s), "task_failed")
-	if len(tf) != 1 || tf[0].Fields["cause"] != "done_check" {
-		t.Errorf("task_failed = %v", tf)
+	recs := readTrace(t, s)
+	tf := ofType(recs, "task_failed")
+	if len(tf) != 1 || tf[0].Fields["cause"] != "done_check" || tf[0].Fields["reason"] != reason {
+		t.Errorf("task_failed = %v, want cause done_check, reason %q", tf, reason)
+	}
+	ro := ofType(recs, "task_reopened")
+	wantRO := "[done_check] `bash -c 'echo no; exit 3'` ended failed, exit code 3; its last output:"
+	if len(ro) != 1 || ro[0].Fields["reason"] != wantRO {
+		t.Errorf("task_reopened = %v, want reason %q", ro, wantRO)
 	}
 }
 
