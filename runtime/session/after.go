@@ -190,7 +190,10 @@ func (t *taskRun) writeTaskEnd(e ending, running []string) {
 	defer t.mu.Unlock()
 	fields := []trace.F{
 		{K: "task_id", V: t.id}, {K: "exit_status", V: e.status}, {K: "duration_ms", V: elapsedMS(t.start, s.now())},
-		{K: "turns", V: t.turns}, {K: "input_tokens", V: t.inTokens}, {K: "output_tokens", V: t.outTokens},
+		// turns counts the task's inference lines, so that session_end's
+		// total_turns is both their sum and the agent inference lines
+		// (TRACE-4): a call that failed or was canceled wrote none.
+		{K: "turns", V: t.inferred}, {K: "input_tokens", V: t.inTokens}, {K: "output_tokens", V: t.outTokens},
 		{K: "tool_calls", V: t.toolCalls}, {K: "shell_calls", V: t.shellCalls}, {K: "reopen_count", V: t.doneReopens},
 	}
 	if kw := s.m.Lifecycle.KeepWorking; kw != nil {

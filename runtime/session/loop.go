@@ -170,6 +170,7 @@ func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, 
 	t.mu.Lock()
 	t.inTokens += in
 	t.outTokens += out
+	t.inferred++
 	t.mu.Unlock()
 	s.stats.mu.Lock()
 	defer s.stats.mu.Unlock()

@@ -31,6 +31,7 @@ type taskRun struct {
 	mu          sync.Mutex
 	phase       string // LOOP-16 phase a cancel lands in
 	turns       int    // inference calls so far (LOOP-8)
+	inferred    int    // inference lines written: task_end.turns (TRACE-4)
 	keepUsed    int
 	doneRuns    int
 	doneReopens int
