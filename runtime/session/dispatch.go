@@ -60,15 +60,16 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 	if res.IsError() {
 		status = "error"
 	}
-	var output any
-	if s.m.Trace.Capture == "content" {
-		output = content
-	}
 	dur := s.now().Sub(start).Milliseconds()
-	_, _ = s.tr.Write("tool_call", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
-		trace.F{K: "tool_name", V: u.Name}, trace.F{K: "tool_call_id", V: orNull(u.ID)}, trace.F{K: "input", V: input},
-		trace.F{K: "input_bytes", V: len(u.Input)}, trace.F{K: "output", V: output}, trace.F{K: "output_bytes", V: len(content)},
+	fields := []trace.F{{K: "turn", V: turn}, {K: "task_id", V: t.id},
+		{K: "tool_name", V: u.Name}, {K: "tool_call_id", V: orNull(u.ID)}, {K: "input", V: input},
+		{K: "input_bytes", V: len(u.Input)}}
+	if s.m.Trace.Capture == "content" { // output is written under content only (TRACE-5)
+		fields = append(fields, trace.F{K: "output", V: content})
+	}
+	fields = append(fields, trace.F{K: "output_bytes", V: len(content)},
 		trace.F{K: "duration_ms", V: dur}, trace.F{K: "status", V: status}, trace.F{K: "summary", V: res.Summary})
+	_, _ = s.tr.Write("tool_call", fields...)
 	if len(extra) > 0 {
 		t.noticeRecord(turn, u.Name)
 	}
