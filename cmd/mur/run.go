@@ -202,7 +202,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		fmt.Fprint(stderr, w.Render())
 		l.Warnings = append(l.Warnings, w)
 	}
-	url := fmt.Sprintf("http://127.0.0.1:%d", ln.Addr().(*net.TCPAddr).Port)
+	url := doorURL(f.bind, ln.Addr().(*net.TCPAddr))
 	home, err := records.Home(env.Getenv)
 	if err != nil {
 		ln.Close()
@@ -264,6 +264,19 @@ func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result) session.Resul
 	}
 	os.Exit(143)
 	return session.Result{}
+}
+
+// doorURL is DOOR-1's form of the door's address: http://127.0.0.1:<port>,
+// or under --bind the bound address (IPv6 in brackets), so that every report
+// of it reaches the door.
+func doorURL(bind string, addr *net.TCPAddr) string {
+	host := "127.0.0.1"
+	if ip := net.ParseIP(bind); ip != nil {
+		host = ip.String()
+	} else if bind == "localhost" && addr.IP != nil && !addr.IP.IsUnspecified() {
+		host = addr.IP.String()
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
 }
 
 func isLoopback(addr string) bool {

@@ -298,3 +298,49 @@ func TestRunStoreForm_STORE3_ERUN047(t *testing.T) {
 		t.Errorf("= %d, %q, %q", code, stdout, stderr)
 	}
 }
+
+// TestRunBindURL_DOOR1: under --bind the readiness line, the card and the
+// running record carry the bound address (IPv6 in brackets), not 127.0.0.1,
+// and the door answers there.
+func TestRunBindURL_DOOR1(t *testing.T) {
+	probe, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	}
+	probe.Close()
+	e := helloEnv(t)
+	p := e.start(t, "--capsule", e.dir, "--json", "--bind", "::1", "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
+	var ready struct {
+		SessionID string `json:"session_id"`
+		URL       string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(p.line(t)), &ready); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^http://\[::1\]:\d+$`).MatchString(ready.URL) {
+		t.Errorf("readiness url = %q, want http://[::1]:<port>", ready.URL)
+	}
+	resp, err := http.Get(ready.URL + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatalf("the door does not answer at the reported url: %v", err)
+	}
+	var card struct {
+		SupportedInterfaces []struct{ URL string } `json:"supportedInterfaces"`
+	}
+	json.NewDecoder(resp.Body).Decode(&card)
+	resp.Body.Close()
+	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].URL != ready.URL {
+		t.Errorf("card supportedInterfaces = %+v, want %s", card.SupportedInterfaces, ready.URL)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, "running", ready.SessionID+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"url":"`+ready.URL+`"`) {
+		t.Errorf("running record = %s, want url %s", b, ready.URL)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code = %d (stderr %q)", code, p.stderr.String())
+	}
+}
