@@ -176,6 +176,13 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "run", err)
 	}
+	// A closed stdout or stderr never stops the launcher (capsule.md CLI-4,
+	// FCLI-4): a write to it fails and is dropped, and the formation runs to
+	// its end. Notify, not Ignore: an ignored SIGPIPE would be inherited by
+	// every member and so by every command its shell runs.
+	pipes := make(chan os.Signal, 1) // only needs to exist; never read
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	sigs := make(chan os.Signal, 4) // a few signals may arrive before the launcher reads them
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
