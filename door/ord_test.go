@@ -210,3 +210,29 @@ func TestRefusalDrain_ORD3(t *testing.T) {
 		t.Errorf("after the refusal read %v, %v; want EOF", n, err)
 	}
 }
+
+// TestRefusalBeforeContinue_ORD2_ORD3: a client that waits for "100
+// Continue" before sending its body gets the refusal first, never an
+// invitation to upload: the door answers, then drains (ORD-3), and reads no
+// body before the token check (ORD-1 step 2).
+func TestRefusalBeforeContinue_ORD2_ORD3(t *testing.T) {
+	td := startDoor(t, opts{auth: true})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(td.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := "POST / HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n" +
+		"Content-Length: 100000\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the first answer line: %v", err)
+	}
+	if line != "HTTP/1.1 401 Unauthorized\r\n" {
+		t.Fatalf("first answer line = %q, want the 401 before any 100 Continue", line)
+	}
+}

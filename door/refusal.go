@@ -81,11 +81,13 @@ func (f refusal) body() []byte {
 	return b
 }
 
-// refuse answers f and closes the connection after draining what is left of
-// the body (ORD-3). It never echoes a token or the request.
+// refuse answers f, then drains what is left of the body and closes the
+// connection (ORD-3). The answer goes first: a client that waits for "100
+// Continue" gets the refusal, not an invitation to upload a body the door
+// will not read (ORD-1 step 2 reads no body). It never echoes a token or the
+// request.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 	exchangeOf(r).refused(f.code)
-	drain(w, r)
 	h := w.Header()
 	h.Set("Connection", "close")
 	if f.www != "" {
@@ -98,6 +100,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(f.status)
 	_, _ = w.Write(b)
+	_ = http.NewResponseController(w).Flush()
+	drain(w, r)
 }
 
 // drain reads up to drainLimit of unread body within drainTime (ORD-3).
