@@ -200,3 +200,32 @@ func TestFormationTokensAtRealDoors(t *testing.T) {
 		endsWithFormationEnded(t, filepath.Join(m.ready.RecordsDir, "trace.jsonl"))
 	}
 }
+
+// TestUnpassedDescriptorsAreNotOpen: a real mur run told its channel is fd 3
+// or its lifeline fd 4 when nothing was handed over there refuses with
+// "descriptor N is not open" — not with whatever the Go runtime itself opened
+// at that number (CHAN-4, LIFE-8).
+func TestUnpassedDescriptorsAreNotOpen(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	sha := installPeer(t, w, "e2e-alone")
+	frm := a2a.NewID(a2a.PrefixFormation)
+	const hint = "\n  hint: launch the formation with mur run --roster, or unset these variables to run this capsule on its own\n"
+	for _, tt := range []struct {
+		variable, want string
+	}{
+		{"MURMUR_FORMATION_CHANNEL=3", "error[E-RUN-046]: MURMUR_FORMATION_CHANNEL does not carry this member's formation credentials: descriptor 3 is not open; a member that cannot read what its launcher handed it could neither prove who it is nor call anyone, so the launch is refused" + hint},
+		{"MURMUR_FORMATION_LIFELINE=4", "error[E-RUN-046]: MURMUR_FORMATION_LIFELINE does not carry this member's formation lifeline: descriptor 4 is not open; a member that cannot hear its lifeline would keep running after its formation ends, so the launch is refused" + hint},
+	} {
+		cmd := exec.Command(mur, "run", "--capsule", "e2e-alone", "--capsule-version", "0.1.0", "--capsule-sha256", sha,
+			"--store-root", w.dir, "--task", "x")
+		cmd.Dir = w.dir
+		cmd.Env = append(w.env(), "MURMUR_FORMATION_ID="+frm, tt.variable)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.Len() != 0 || errb.String() != tt.want {
+			t.Errorf("%s: %v\nstdout %q\nstderr %q\nwant   %q", tt.variable, err, &out, &errb, tt.want)
+		}
+	}
+}

@@ -43,6 +43,11 @@ func fdKind(mode uint32) string {
 
 // checkFD reports why fd is unusable as a channel (pipe or regular file,
 // CHAN-4) or a lifeline (pipe read end only, LIFE-8), or "".
+//
+// A descriptor this process did not inherit counts as not open: every
+// descriptor handed over across exec is without FD_CLOEXEC, and every one the
+// Go runtime opens for itself (cgroup files, the poller) has it — so an
+// unpassed 3 or 4 is never mistaken for a channel or lifeline.
 func checkFD(fd int, lifeline bool) string {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
@@ -50,6 +55,9 @@ func checkFD(fd int, lifeline bool) string {
 			return fmt.Sprintf("descriptor %d is not open", fd)
 		}
 		return fmt.Sprintf("descriptor %d cannot be examined: %v", fd, err)
+	}
+	if fdfl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno == 0 && fdfl&syscall.FD_CLOEXEC != 0 {
+		return fmt.Sprintf("descriptor %d is not open", fd)
 	}
 	typ := st.Mode & syscall.S_IFMT
 	if typ != syscall.S_IFIFO && (lifeline || typ != syscall.S_IFREG) {

@@ -111,7 +111,18 @@ func TestJoinRefusals(t *testing.T) {
 		return "error[E-RUN-044]: MURMUR_FORMATION_ID does not carry a formation id: " + why +
 			"; a session that cannot tell which formation it belongs to would be grouped with the wrong one, so the launch is refused\n  hint: unset MURMUR_FORMATION_ID to run this capsule on its own\n"
 	}
-	fd := func(f *os.File) string { return strconv.Itoa(int(f.Fd())) }
+	// fd hands f over as an inherited descriptor would arrive: a dup, without
+	// FD_CLOEXEC; f's own descriptor is close-on-exec, as Go opens every one.
+	fd := func(f *os.File) string {
+		n, err := syscall.Dup(int(f.Fd()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Close(n) })
+		return strconv.Itoa(n)
+	}
+	dirFD, regularFD, wEndFD := fd(dir), fd(regular), fd(wEnd)
+	own := strconv.Itoa(int(regular.Fd())) // opened by this process, never handed over
 	tests := []struct {
 		name string
 		vars map[string]string
@@ -127,9 +138,11 @@ func TestJoinRefusals(t *testing.T) {
 		{"CHAN-4 not a number", map[string]string{EnvID: l.id, EnvChannel: "three"}, chanText("'three' is not a descriptor number")},
 		{"CHAN-4 standard stream", map[string]string{EnvID: l.id, EnvChannel: "1"}, chanText("descriptor 1 is a standard stream")},
 		{"CHAN-4 not open", map[string]string{EnvID: l.id, EnvChannel: "987"}, chanText("descriptor 987 is not open")},
-		{"CHAN-4 directory", map[string]string{EnvID: l.id, EnvChannel: fd(dir)}, chanText("descriptor " + fd(dir) + " is a directory")},
-		{"LIFE-8 regular file", map[string]string{EnvID: l.id, EnvLifeline: fd(regular)}, lifeText("descriptor " + fd(regular) + " is a regular file")},
-		{"LIFE-8 write end", map[string]string{EnvID: l.id, EnvLifeline: fd(wEnd)}, lifeText("descriptor " + fd(wEnd) + " is open for writing")},
+		{"CHAN-4 directory", map[string]string{EnvID: l.id, EnvChannel: dirFD}, chanText("descriptor " + dirFD + " is a directory")},
+		{"CHAN-4 not handed over", map[string]string{EnvID: l.id, EnvChannel: own}, chanText("descriptor " + own + " is not open")},
+		{"LIFE-8 not handed over", map[string]string{EnvID: l.id, EnvLifeline: own}, lifeText("descriptor " + own + " is not open")},
+		{"LIFE-8 regular file", map[string]string{EnvID: l.id, EnvLifeline: regularFD}, lifeText("descriptor " + regularFD + " is a regular file")},
+		{"LIFE-8 write end", map[string]string{EnvID: l.id, EnvLifeline: wEndFD}, lifeText("descriptor " + wEndFD + " is open for writing")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
