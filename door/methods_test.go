@@ -54,6 +54,14 @@ func TestCancel_METHCT1(t *testing.T) {
 		again.Error.Data[0].Metadata["taskId"] != string(held.ID) || again.Error.Data[0].Reason != "TASK_NOT_CANCELABLE" {
 		t.Errorf("second cancel = %+v, want -32002", again.Error)
 	}
+	// RPC-4's example, byte for byte: ErrorInfo metadata names taskId, then state.
+	raw := td.post("", `{"jsonrpc":"2.0","id":3,"method":"CancelTask","params":{"id":"`+string(held.ID)+`"}}`)
+	want := `{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Task cannot be canceled: it is already TASK_STATE_CANCELED",` +
+		`"data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org",` +
+		`"metadata":{"taskId":"` + string(held.ID) + `","state":"TASK_STATE_CANCELED"}}]}}`
+	if raw.body != want {
+		t.Errorf("second cancel body = %s\nwant                 %s", raw.body, want)
+	}
 }
 
 // TestListTasks_METHLT1_METHLT2 lists, filters and pages, and refuses bad
@@ -166,7 +174,16 @@ func TestMetrics_GO6(t *testing.T) {
 	td.call(op, idCall("GetTask", "tsk_secret"))
 	td.post("", getTask)
 	td.call(op, sendBody("hold", ""))
-	rep := td.do(http.MethodGet, "/metrics", "", "")
+	// A request leaves the inflight gauge just after its answer is on the
+	// wire (answers and refusals flush before their handler returns), so the
+	// gauge may still count the last one: read until only this read is in
+	// flight, as it must be once those handlers return.
+	var rep reply
+	for range 1000 {
+		if rep = td.do(http.MethodGet, "/metrics", "", ""); strings.Contains(rep.body, "mur_door_inflight_requests 1\n") {
+			break
+		}
+	}
 	if rep.status != 200 {
 		t.Fatalf("metrics = %d", rep.status)
 	}
