@@ -54,9 +54,10 @@ members:                          # order matters: peers start, and are listed, 
     capsule: {{name}}-lead
     version: "0.1.0"              # that capsule's exact version
     entry: true                   # lead takes the formation's task; no member calls it
-  - name: worker
+  - name: worker                  # a peer: it starts first and works only at its door
+    # capsule: the installed capsule it runs
     capsule: {{name}}-worker
-    version: "0.1.0"
+    version: "0.1.0"              # that capsule's exact version
 reachability:                     # who may call whom; closed unless a rule opens it
   # reachability: all would pair nobody here: it pairs only members that both
   # declare exports.peer_tasks.accept: true, and lead does not.
@@ -84,7 +85,7 @@ inference:                        # how the member thinks
     call-member, then end your turn. When worker's answer arrives, reply with
     that answer.
 capabilities:                     # what the member may reach
-  network:
+  network:                        # its outbound HTTP
     allow: [localhost]            # lets call-member reach worker's door on this machine
 lifecycle:                        # how the member takes tasks
   task_acceptance: single         # exactly one task: the formation's
@@ -111,7 +112,7 @@ lifecycle:                        # how the member takes tasks
   task_acceptance: queue          # one task at a time, the next ones queued
   after_task: sleep               # stays up between tasks until the formation ends
 exports:                          # what the member offers others
-  peer_tasks:
+  peer_tasks:                     # tasks from other members of a formation
     accept: true                  # formation members may give it tasks
 network:                          # its door
   authentication:                 # every member's door requires a token once members call each other
