@@ -1,9 +1,11 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Sentinel errors, one per JSON-RPC error a door answers (door.md RPC-2, RPC-4,
@@ -78,6 +80,56 @@ type ErrorInfo struct {
 	Reason   string            `json:"reason"`
 	Domain   string            `json:"domain"`
 	Metadata map[string]string `json:"metadata"`
+}
+
+// metadataOrder is the order ErrorInfo metadata keys are written in: door.md
+// RPC-4's example (taskId, state) and tables (partIndex, mediaType), RPC-3
+// (requestedVersion, supportedVersions), PEER-5 (addressedSession,
+// delegationId). Other keys follow, sorted.
+var metadataOrder = []string{"taskId", "state", "partIndex", "mediaType", "requestedVersion", "supportedVersions",
+	"addressedSession", "delegationId"}
+
+// MarshalJSON writes the detail with its metadata keys in door.md's order
+// (metadataOrder) rather than encoding/json's sorted map order, and without
+// HTML escaping, as the door writes every answer.
+func (i ErrorInfo) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	str := func(v string) {
+		_ = enc.Encode(v) // a string always encodes
+		b.Truncate(b.Len() - 1)
+	}
+	b.WriteString(`{"@type":`)
+	str(i.Type)
+	b.WriteString(`,"reason":`)
+	str(i.Reason)
+	b.WriteString(`,"domain":`)
+	str(i.Domain)
+	b.WriteString(`,"metadata":{`)
+	keys := make([]string, 0, len(i.Metadata))
+	for _, k := range metadataOrder {
+		if _, ok := i.Metadata[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range i.Metadata {
+		if !slices.Contains(metadataOrder, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for n, k := range append(keys, rest...) {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		str(k)
+		b.WriteByte(':')
+		str(i.Metadata[k])
+	}
+	b.WriteString("}}")
+	return b.Bytes(), nil
 }
 
 // Data is the error's `data` member: one ErrorInfo for A2A and murmur errors,
