@@ -362,3 +362,19 @@ func TestWatch(t *testing.T) {
 		t.Error("Next after capsule-closed returned a frame")
 	}
 }
+
+// SSE-8: frame data is written as the runtime produced it, one line, with no
+// HTML escaping — a fenced tool result keeps its '<' and '>'.
+func TestWatchFrameDataUnescaped(t *testing.T) {
+	r := newReg(t, ModeQueue, 1, nil)
+	r.Frame(a2a.FrameArtifact, map[string]any{"id": "tsk_1", "artifact": map[string]any{
+		"content": "<untrusted-content source=tool:bash>\na & b\n</untrusted-content>"}})
+	f, err := r.Watch(0).Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"artifact":{"content":"<untrusted-content source=tool:bash>\na & b\n</untrusted-content>"},"id":"tsk_1"}`
+	if string(f.Data) != want {
+		t.Errorf("frame data = %s, want %s", f.Data, want)
+	}
+}

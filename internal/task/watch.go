@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -138,10 +139,16 @@ func (w *Watcher) push(f a2a.WatchFrame) {
 	w.wake()
 }
 
+// frame encodes data as the frame's one-line JSON object, without HTML
+// escaping: a tool result's "<untrusted-content …>" fence and a reply's '&'
+// reach the watcher as written, as on every other door answer.
 func frame(id uint64, event string, data any) a2a.WatchFrame {
-	b, err := json.Marshal(data)
-	if err != nil {
-		b = []byte("{}")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	b := []byte("{}")
+	if err := enc.Encode(data); err == nil {
+		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	return a2a.WatchFrame{ID: id, Event: event, Data: b}
 }
