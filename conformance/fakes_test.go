@@ -172,3 +172,96 @@ func TestSuiteJudgesOtherVendorsByA2A(t *testing.T) {
 		}
 	}
 }
+
+// murmur.session-stop judges what a door's tasks read after the call, not only
+// the answer's shape: a door whose session/stop answers "canceled": [] while
+// a task stays live fails it, with no SlowTaskText configured (the check once
+// passed such a door). mur's own door, holding the same live task, passes.
+func TestSessionStopJudgesLiveTasks_METHSTOP1(t *testing.T) {
+	t.Parallel()
+	var sessionID string // the door's, read from its card before the run
+	stopCancelsNothing := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(b, &req) != nil || req.Method != a2a.MethodSessionStop {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"session_id":"`+sessionID+`","canceled":[],"residue":[]}}`)
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		wrap func(http.Handler) http.Handler
+		want conformance.Status
+	}{
+		{"a stop that cancels nothing", stopCancelsNothing, conformance.Fail},
+		{"mur's door", nil, conformance.Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startDoor(t, doorOpts{wrap: tc.wrap})
+			sessionID = cardSessionID(t, d.url)
+			held := post(t, d.url, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"held",`+
+				`"role":"ROLE_USER","parts":[{"text":"`+slowText+`"}]},"configuration":{"returnImmediately":true}}}`)
+			if !strings.Contains(held, "TASK_STATE_SUBMITTED") && !strings.Contains(held, "TASK_STATE_WORKING") {
+				t.Fatalf("the held task was answered %s", held)
+			}
+			var got conformance.Result
+			for _, r := range conformance.Run(context.Background(), conformance.Config{URL: d.url}) {
+				if r.ID == "murmur.session-stop" {
+					got = r
+				}
+			}
+			if got.Status != tc.want {
+				t.Errorf("%s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// cardSessionID reads the capsule extension's sessionId off a public card.
+func cardSessionID(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + a2a.WellKnownCardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var card a2a.AgentCard
+	if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
+		t.Fatal(err)
+	}
+	ext := card.Extension(a2a.ExtensionCapsule)
+	if ext == nil {
+		t.Fatal("the card has no capsule extension")
+	}
+	sid, _ := ext.Params["sessionId"].(string)
+	return sid
+}
+
+// post sends one JSON-RPC request and returns the answer's body.
+func post(t *testing.T, url, body string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(a2a.HeaderVersion, a2a.ProtocolVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

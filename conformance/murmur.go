@@ -213,18 +213,30 @@ func (s *suite) sessionID(ctx context.Context) (string, error) {
 }
 
 // murmurSessionStop: METH-STOP-1 — runs last: it cancels every live task.
+// The tasks live before the call (a task of its own, SlowTaskText's when
+// configured, and every live task ListTasks shows) must all have ended after
+// it; each task it lists as canceled must read CANCELED; a second call
+// cancels nothing.
 func murmurSessionStop(ctx context.Context, s *suite) error {
 	if !s.murmur || !s.serves(a2a.MethodSessionStop) {
 		return skipf("the card's door extension does not list session/stop")
 	}
 	var live *a2a.Task
-	if s.cfg.SlowTaskText != "" && s.serves(a2a.MethodSendMessage) {
-		t, _, err := s.liveTask(ctx)
+	slow := false
+	if s.serves(a2a.MethodSendMessage) {
+		t, isSlow, err := s.liveTask(ctx)
 		var se *skipError
 		if err != nil && !errors.As(err, &se) {
 			return err
 		}
-		live = t
+		live, slow = t, isSlow
+	}
+	before, err := s.liveTasks(ctx)
+	if err != nil {
+		return err
+	}
+	if live != nil && !slices.Contains(before, live.ID) {
+		before = append(before, live.ID)
 	}
 	r, err := s.stop(ctx)
 	if err != nil {
@@ -233,16 +245,25 @@ func murmurSessionStop(ctx context.Context, s *suite) error {
 	if sid, err := s.sessionID(ctx); err == nil && sid != "" && r.SessionID != sid {
 		return failf("session_id %q, want the capsule extension's %q", r.SessionID, sid)
 	}
-	if live != nil {
-		if !slices.Contains(r.Canceled, live.ID) {
-			return failf("canceled %v lacks the live task %s", r.Canceled, live.ID)
-		}
-		got, err := s.getTask(ctx, live.ID, nil)
+	if slow && !slices.Contains(r.Canceled, live.ID) {
+		return failf("canceled %v lacks the live task %s", r.Canceled, live.ID)
+	}
+	for _, id := range r.Canceled {
+		got, err := s.getTask(ctx, id, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("a task session/stop canceled: %w", err)
 		}
 		if got.Status.State != a2a.TaskStateCanceled {
-			return failf("after session/stop the live task reads %s, want TASK_STATE_CANCELED", got.Status.State)
+			return failf("after session/stop task %s reads %s, want TASK_STATE_CANCELED", id, got.Status.State)
+		}
+	}
+	for _, id := range before {
+		got, err := s.getTask(ctx, id, nil)
+		if err != nil {
+			return fmt.Errorf("a task live before session/stop: %w", err)
+		}
+		if st := got.Status.State; !st.Terminal() {
+			return failf("after session/stop task %s is still %s, want every live task canceled", id, st)
 		}
 	}
 	again, err := s.stop(ctx)
@@ -253,6 +274,22 @@ func murmurSessionStop(ctx context.Context, s *suite) error {
 		return failf("a second session/stop canceled %v, want [] (only tasks this call moved)", again.Canceled)
 	}
 	return nil
+}
+
+// liveTasks lists the ids of the tasks ListTasks shows SUBMITTED, WORKING or
+// INPUT_REQUIRED (its first 100).
+func (s *suite) liveTasks(ctx context.Context) ([]a2a.TaskID, error) {
+	r, err := s.list(ctx, map[string]any{"pageSize": 100})
+	if err != nil {
+		return nil, err
+	}
+	var ids []a2a.TaskID
+	for _, t := range r.Tasks {
+		if !t.Status.State.Terminal() {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids, nil
 }
 
 // stop calls session/stop and checks its result's shape.
