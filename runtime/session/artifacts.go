@@ -24,11 +24,15 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 		return err
 	}
 	stores := store.Stores{ProjectDir: l.Project, Home: home}
-	// STORE-5: mur run creates the lock when absent; the store form never
-	// touches it.
-	bound, err := stores.CheckArtifacts(m, l.Opts.StoreName == "")
+	bound, err := stores.CheckArtifacts(m, false)
 	if err != nil {
 		return err
+	}
+	// STORE-5: mur run creates the lock when absent, but only once the
+	// launch is accepted (Start), so a refused one writes nothing; the store
+	// form never touches it.
+	if l.Opts.StoreName == "" {
+		l.createLock = func() error { return stores.CreateLock(bound) }
 	}
 	for _, b := range bound {
 		a := b.Artifact

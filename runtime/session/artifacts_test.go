@@ -52,3 +52,40 @@ func TestInstalledToolArtifact_STORE8_LOOP10(t *testing.T) {
 		t.Errorf("murmur.lock = %q, %v (STORE-5: created when absent)", lock, err)
 	}
 }
+
+// TestLockWrittenOnlyOnStart_STORE5_MAN4: mur run creates murmur.lock when
+// absent, but Prepare writes nothing, so a launch refused at a later MAN-4
+// step (E-RUN-009 here) leaves no lock behind; Start writes it.
+func TestLockWrittenOnlyOnStart_STORE5_MAN4(t *testing.T) {
+	home := t.TempDir()
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "murmur.yaml"), []byte("name: s\nversion: 1.0.0\nruntime: skill\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "skill.md"), []byte("Be terse.\n"), 0o644)
+	if _, err := (store.Stores{Home: home}).Install(src, store.ArtifactID{Name: "s", Version: "1.0.0", Runtime: "skill"}, store.ScopeGlobal); err != nil {
+		t.Fatal(err)
+	}
+	env := func(o *Options) { o.Getenv = testEnv(map[string]string{"MURMUR_HOME": home}) }
+	lockPath := func(dir string) string { return filepath.Join(dir, "murmur.lock") }
+
+	refused := writeCapsule(t, fmt.Sprintf(scriptedManifest, "  system_prompt_file: missing.txt\nartifacts:\n  - {name: s, version: 1.0.0, runtime: skill}\n"), "script_version: 1\nrules: []\n")
+	opts := Options{ManifestPath: filepath.Join(refused, "murmur.yaml"), Task: ptr("x"), Cwd: refused, Version: "0.1.0"}
+	env(&opts)
+	if _, err := Prepare(opts); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(refused, "missing.txt")+" could not be read") {
+		t.Fatalf("Prepare() error = %v, want E-RUN-009", err)
+	}
+	if _, err := os.Stat(lockPath(refused)); !os.IsNotExist(err) {
+		t.Errorf("a refused launch left murmur.lock behind (stat error %v)", err)
+	}
+
+	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, "artifacts:\n  - {name: s, version: 1.0.0, runtime: skill}\n"), "script_version: 1\nrules: []\n")
+	l := prepareIn(t, dir, ptr("x"), env)
+	if _, err := os.Stat(lockPath(dir)); !os.IsNotExist(err) {
+		t.Errorf("Prepare wrote murmur.lock (stat error %v); it writes nothing", err)
+	}
+	s := startIn(t, l, nil, nil)
+	s.Stop(BySignal)
+	s.Run()
+	if b, err := os.ReadFile(lockPath(dir)); err != nil || !strings.Contains(string(b), "name: s\n") {
+		t.Errorf("murmur.lock after Start = %q, %v; want it created (STORE-5)", b, err)
+	}
+}

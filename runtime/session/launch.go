@@ -74,6 +74,10 @@ type Launch struct {
 	// Exit, when set, ends the process with a code: the formation's 20 s
 	// exit timer calls it (LIFE-4). cmd/mur sets os.Exit.
 	Exit func(code int)
+
+	// createLock writes the project's murmur.lock when it has none (STORE-5);
+	// Start calls it, since Prepare writes nothing.
+	createLock func() error
 }
 
 // Prepare runs MAN-4 steps 0–9 in order and stops at the first fault, which

@@ -120,6 +120,11 @@ func Start(l *Launch, cfg StartConfig) (*Session, error) {
 	s.start = now()
 	s.stopCtx, s.stopCancel = context.WithCancel(context.Background())
 	s.deadline = l.Opts.Deadline
+	if l.createLock != nil {
+		if err := l.createLock(); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.makeDirs(); err != nil {
 		return nil, err
 	}

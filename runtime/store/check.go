@@ -64,17 +64,33 @@ func (s Stores) CheckArtifacts(m *manifest.Manifest, write bool) ([]Bound, error
 			return nil, err
 		}
 	}
-	if lock == nil && write && s.ProjectDir != "" {
-		lock = &Lock{LockVersion: LockVersion}
-		for _, b := range bound {
-			lock.Upsert(LockEntry{Name: b.Artifact.Name, ResolvedVersion: b.Artifact.Version,
-				Runtime: b.Meta.Runtime, SHA256: b.SHA256, Origin: OriginOperator})
-		}
-		if err := WriteLock(s.ProjectDir, lock); err != nil {
+	if lock == nil && write {
+		if err := s.CreateLock(bound); err != nil {
 			return nil, err
 		}
 	}
 	return bound, nil
+}
+
+// CreateLock is STORE-5's creation of murmur.lock by `mur run`: when the
+// project has no lock yet, it writes one pinning every bound artifact (origin
+// operator); an existing lock is never refreshed, and without a project or
+// artifacts nothing is written. `mur run` calls it once MAN-4 has passed,
+// so that a refused launch creates nothing.
+func (s Stores) CreateLock(bound []Bound) error {
+	if s.ProjectDir == "" || len(bound) == 0 {
+		return nil
+	}
+	lock, err := ReadLock(s.ProjectDir)
+	if err != nil || lock != nil {
+		return err
+	}
+	lock = &Lock{LockVersion: LockVersion}
+	for _, b := range bound {
+		lock.Upsert(LockEntry{Name: b.Artifact.Name, ResolvedVersion: b.Artifact.Version,
+			Runtime: b.Meta.Runtime, SHA256: b.SHA256, Origin: OriginOperator})
+	}
+	return WriteLock(s.ProjectDir, lock)
 }
 
 // CheckArtifact checks one artifact as CheckArtifacts does, for `mur
