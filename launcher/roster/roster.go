@@ -14,6 +14,7 @@ package roster
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -66,6 +67,10 @@ func Locate(cwd, arg string) (string, error) {
 			return "", rosReadError(p, err)
 		}
 		return p, nil
+	case errors.Is(err, fs.ErrNotExist) && filepath.Base(p) != FileName:
+		// Most likely a project directory misspelt or not made yet: say
+		// that it is missing, not that it is the wrong kind of file.
+		return "", rosReadError(p, err)
 	case filepath.Base(p) != FileName:
 		return "", rosOtherFile(arg)
 	case err != nil:

@@ -307,6 +307,11 @@ func TestLocate(t *testing.T) {
 	if d, ok := diag.As(err); !ok || d.Render() != want {
 		t.Errorf("Locate(other.yaml) = %v, want %q", err, want)
 	}
+	_, err = Locate(dir, "crwe") // a misspelt project directory: missing, not the wrong file
+	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(dir, "crwe") + ": no such file or directory\n  hint: fix roster.yaml at roster.yaml\n"
+	if d, ok := diag.As(err); !ok || d.Render() != want {
+		t.Errorf("Locate(crwe) = %v, want %q", err, want)
+	}
 	empty := t.TempDir()
 	_, err = Locate(empty, "")
 	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(empty, FileName) + ": no such file or directory\n  hint: fix roster.yaml at roster.yaml\n"
