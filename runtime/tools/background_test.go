@@ -189,3 +189,32 @@ func TestReportLongOutput_BG2(t *testing.T) {
 		t.Errorf("output path %s is not absolute", w.LogPath)
 	}
 }
+
+func TestSessionEndKillsEveryStubbornGroup_SES8(t *testing.T) {
+	sh, _ := bgShell(t)
+	var works []*Work
+	for range 3 {
+		_, w := detach(t, sh, "trap '' TERM; while :; do sleep 1; done")
+		works = append(works, w)
+	}
+	closed := make(chan []Abandoned, 1) // buffered: Close's goroutine never blocks
+	go func() { closed <- sh.Works.Close() }()
+	var ab []Abandoned
+	select {
+	case ab = <-closed:
+	case <-time.After(60 * time.Second): // a hang guard, not a timing assertion
+		for _, w := range works {
+			_ = syscall.Kill(-w.pgid, syscall.SIGKILL) // so Close and the cleanup's return
+		}
+		<-closed
+		t.Fatal("Close still waiting: commands that ignore SIGTERM after the first were never sent SIGKILL")
+	}
+	if len(ab) != len(works) {
+		t.Fatalf("abandoned %d commands, want %d", len(ab), len(works))
+	}
+	for _, w := range works {
+		if !groupGone(w.pgid) {
+			t.Errorf("process group %d left running", w.pgid)
+		}
+	}
+}

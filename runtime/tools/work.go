@@ -330,12 +330,15 @@ func (ws *Works) Close() []Abandoned {
 		_ = syscall.Kill(-w.pgid, syscall.SIGTERM)
 	}
 	if len(out) > 0 {
-		deadline := time.NewTimer(stopKillAfter)
-		defer deadline.Stop()
+		// One grace for all of them: a closed channel, so every command still
+		// running once it passes is killed, not only the first (SES-8).
+		graceOver := make(chan struct{})
+		grace := time.AfterFunc(stopKillAfter, func() { close(graceOver) })
+		defer grace.Stop()
 		for _, a := range out {
 			select {
 			case <-a.Work.done:
-			case <-deadline.C:
+			case <-graceOver:
 			}
 		}
 		for _, a := range out {
