@@ -97,7 +97,7 @@ rules:
 rules:
   - match: {contains: "BLOCK"}
     turns:
-      - tool_calls: [{name: bash, input: {command: "echo up > %s; cat %s"}}]
+      - tool_calls: [{name: bash, input: {command: "echo up > %s; exec cat %s"}}]
       - text: "unblocked"
   - match: {contains: "QUEUED"}
     turns:
@@ -193,7 +193,7 @@ func TestCallUnreachable(t *testing.T) {
 rules:
   - match: {always: true}
     turns:
-      - tool_calls: [{name: bash, input: {command: "echo up > %s; cat %s"}}]
+      - tool_calls: [{name: bash, input: {command: "echo up > %s; exec cat %s"}}]
       - text: "never"
 `, started, never)}
 	p.install(t, leadCalls("worker"), w)
@@ -204,9 +204,11 @@ rules:
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	// The worker's shell command runs in a process group of its own and
-	// outlives a SIGKILLed worker: let it read EOF and end.
-	writeTo(t, never)
+	// The worker's shell command runs in a process group of its own, but as
+	// its direct child (exec: no shell in between) it gets SIGKILL when the
+	// worker dies (tools.ChildProcAttr's parent-death signal); l.wait proves
+	// it gone. Opening never for writing instead would block for good when
+	// the shell died before starting cat.
 	if code := l.wait(t); code != 0 {
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
 	}
