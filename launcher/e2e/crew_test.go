@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -131,5 +133,43 @@ func TestLauncherSurvivesClosedStderr(t *testing.T) {
 	}
 	if left := goneWithin(0, pids...); len(left) > 0 {
 		t.Errorf("still running after the launcher exited: %v", left)
+	}
+}
+
+// TestMemberShellKeepsSIGPIPE: a member survives a closed stream by catching
+// SIGPIPE, not ignoring it, so the commands its shell runs start with SIGPIPE
+// at its default — as `yes | head -1` needs (LIFE-6; an ignored signal is
+// inherited across exec).
+func TestMemberShellKeepsSIGPIPE(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	src := filepath.Join(w.dir, "src", "e2e-shell")
+	os.MkdirAll(src, 0o755)
+	os.WriteFile(filepath.Join(src, "murmur.yaml"), []byte("name: e2e-shell\nversion: \"0.1.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\ncapabilities:\n  shell:\n    allow: [bash]\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "script.yaml"), []byte("script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: bash, input: {command: \"grep SigIgn /proc/self/status\"}}]\n      - text: \"{{tool_result}}\"\n"), 0o644)
+	if _, errOut, code := w.run(t, ".", "install", "-g", src); code != 0 {
+		t.Fatalf("install: %s", errOut)
+	}
+	writeRoster(t, w, "sh", "roster_version: 1\nmembers:\n  - {name: only, capsule: e2e-shell, version: \"0.1.0\", entry: true}\n")
+	out, errOut, code := w.run(t, "sh", "run", "--roster", "--task", "go", "--json")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("mur run --roster = %d\n%s%s", code, out, errOut)
+	}
+	entry := decode[readiness](t, lines[1])
+	result, err := os.ReadFile(filepath.Join(entry.RecordsDir, "out", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, mask, ok := strings.Cut(string(result), "SigIgn:\t")
+	if !ok || len(mask) < 16 {
+		t.Fatalf("result = %q; want the shell's SigIgn line", result)
+	}
+	ignored, err := strconv.ParseUint(mask[:16], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ignored&(1<<(uint(syscall.SIGPIPE)-1)) != 0 {
+		t.Errorf("the member's shell command starts with SIGPIPE ignored (SigIgn %s)", mask[:16])
 	}
 }

@@ -73,7 +73,7 @@ func (m *Member) Launched() bool { return m.Name != "" }
 // step 0). It returns nil, nil when the process is in no formation, a
 // *diag.Diagnostic (E-RUN-044, E-RUN-046) when the environment cannot be
 // used — before anything is written — or the Member. Joining a lifeline also
-// ignores SIGPIPE, so a closed stream never kills a member (LIFE-6).
+// catches SIGPIPE, so a closed stream never kills a member (LIFE-6).
 func Join(getenv func(string) string) (*Member, error) {
 	return join(getenv, waits{firstLine: FirstLineWait, address: AddressWait})
 }
@@ -127,7 +127,12 @@ func join(getenv func(string) string, w waits) (*Member, error) {
 	if lifeFD < 0 {
 		m.Warnings = append(m.Warnings, diag.RunNoLifeline(id))
 	} else {
-		signal.Ignore(syscall.SIGPIPE)
+		// Notify, not Ignore: a write to a closed stdout or stderr then fails
+		// instead of killing the member, while the commands its shell runs
+		// still start with SIGPIPE at its default (an ignored signal would be
+		// inherited across exec). Never stopped: the session's last lines are
+		// written after Close.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		m.watchLifeline(lifeFD)
 	}
 	return m, nil
