@@ -98,7 +98,6 @@ func (t *shellTool) Call(ctx context.Context, cc *CallContext, input json.RawMes
 	cmd.Dir = sh.Workdir
 	cmd.Env = sh.Env
 	cmd.SysProcAttr = ChildProcAttr()
-	cmd.WaitDelay = heldOutputWait
 
 	out := &output{}
 	out.stdout.spill = sh.spill
@@ -111,17 +110,14 @@ func (t *shellTool) Call(ctx context.Context, cc *CallContext, input json.RawMes
 		}
 		out.combined = work
 	}
-	cmd.Stdout = out.writer(&out.stdout)
-	cmd.Stderr = out.writer(&out.stderr)
 	start := sh.now()
-	if err := cmd.Start(); err != nil {
+	p, err := startProc(cmd, out.writer(&out.stdout), out.writer(&out.stderr), sh.now)
+	if err != nil {
 		if work != nil {
 			work.discard()
 		}
 		return unstartable(bin, startErrText(err))
 	}
-	done := make(chan error, 1) // buffered: the waiter never blocks if nobody reads
-	go func() { done <- cmd.Wait() }()
 
 	var grace <-chan time.Time
 	if work != nil {
@@ -130,30 +126,28 @@ func (t *shellTool) Call(ctx context.Context, cc *CallContext, input json.RawMes
 		grace = timer.C
 	}
 	select {
-	case err := <-done:
-		if work != nil {
-			work.discard()
-		}
-		return t.finished(cc, command, start, cmd, err, out)
+	case <-p.exited:
+		// SHELL-3: exited in the foreground; output its children still hold
+		// is waited for up to 2 s, then the held-output note.
 	case <-grace:
 		out.detach()
-		sh.Works.adopt(work, cmd, start, done)
+		sh.Works.adopt(work, p, start)
 		return t.detached(cc, command, work)
 	case <-ctx.Done():
 		// LOOP-16: a cancel kills the foreground command's process group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err := <-done
-		if work != nil {
-			work.discard()
-		}
-		return t.finished(cc, command, start, cmd, err, out)
 	}
+	<-p.done
+	if work != nil {
+		work.discard()
+	}
+	return t.finished(cc, command, start, p, out)
 }
 
-func (t *shellTool) finished(cc *CallContext, command string, start time.Time, cmd *exec.Cmd, waitErr error, out *output) Result {
+func (t *shellTool) finished(cc *CallContext, command string, start time.Time, p *proc, out *output) Result {
 	out.stdout.close()
 	out.stderr.close()
-	code := exitCode(cmd.ProcessState)
+	code := exitCode(p.cmd.ProcessState)
 	text := strings.Join([]string{
 		"$ " + command,
 		fmt.Sprintf("Exit code: %d", code),
@@ -164,10 +158,10 @@ func (t *shellTool) finished(cc *CallContext, command string, start time.Time, c
 		out.stderr.text(),
 	}, "\n")
 	var notes []string
-	if errors.Is(waitErr, exec.ErrWaitDelay) {
+	if p.held {
 		notes = append(notes, noteHeldOutput)
 	}
-	dur := t.sh.now().Sub(start).Milliseconds()
+	dur := p.exitAt.Sub(start).Milliseconds()
 	return Result{
 		Status:   Passed, // SHELL-1: a non-zero exit is data
 		Summary:  fmt.Sprintf("%s: exit %d", t.bin, code),

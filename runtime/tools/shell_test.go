@@ -191,3 +191,43 @@ func TestShellCancelKillsGroup_LOOP16(t *testing.T) {
 		t.Errorf("process group %d still has processes", pgid)
 	}
 }
+
+// TestShellHeldOutputUnderGrace_SHELL2_SHELL3: a command that exits before
+// lifecycle.shell_grace_secs stays in the foreground even when a process it
+// started still holds its output past the grace: the result is the
+// foreground one with the held-output note, not a work id.
+func TestShellHeldOutputUnderGrace_SHELL2_SHELL3(t *testing.T) {
+	sh, el := bgShell(t)
+	grace := 1500 * time.Millisecond // less than the 2 s held-output wait
+	sh.Grace = &grace
+	pidFile := filepath.Join(sh.Workdir, "pid")
+	res := call(t, sh.Tool("bash"), nil, fmt.Sprintf(`{"command":"(exec sleep 60) & echo $! > %s; echo early"}`, pidFile))
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	t.Cleanup(func() {
+		if pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if workIDRe.MatchString(res.Data) || len(res.Records) != 1 || res.Records[0].Type != "shell" {
+		t.Fatalf("a command that exited at once moved to the background: %q, records %+v", res.Data, res.Records)
+	}
+	want := "$ (exec sleep 60) & echo $! > " + pidFile + "; echo early\nExit code: 0\nStdout:\nearly\n\nStderr:\n"
+	if res.Data != want {
+		t.Errorf("data = %q, want %q", res.Data, want)
+	}
+	if len(res.Notes) != 1 || res.Notes[0] != "[shell] processes this command started still hold its output; later output is not shown" {
+		t.Errorf("notes = %q", res.Notes)
+	}
+	if ids := sh.Works.Running(); len(ids) != 0 {
+		t.Errorf("background commands = %v, want none", ids)
+	}
+	select {
+	case id := <-el.ch:
+		t.Errorf("OnExit(%s) for a foreground command", id)
+	default:
+	}
+	if ents, _ := os.ReadDir(sh.LogsDir); len(ents) != 0 {
+		t.Errorf("logs/ holds %d files, want none (no background log kept)", len(ents))
+	}
+}

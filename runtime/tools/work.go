@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -213,10 +211,10 @@ func (ws *Works) prepare(logsDir, bin, command string) (*Work, error) {
 	return &Work{ID: id, Binary: bin, Command: command, LogPath: path, log: f, done: make(chan struct{})}, nil
 }
 
-// adopt takes a started command into the table; done delivers cmd.Wait's error.
-func (ws *Works) adopt(w *Work, cmd *exec.Cmd, start time.Time, done <-chan error) {
+// adopt takes a started command into the table; its reaper waits for p.
+func (ws *Works) adopt(w *Work, p *proc, start time.Time) {
 	w.start = start
-	w.pgid = cmd.Process.Pid
+	w.pgid = p.cmd.Process.Pid
 	ws.mu.Lock()
 	if ws.byID == nil {
 		ws.byID = map[string]*Work{}
@@ -225,12 +223,13 @@ func (ws *Works) adopt(w *Work, cmd *exec.Cmd, start time.Time, done <-chan erro
 	ws.order = append(ws.order, w)
 	ws.mu.Unlock()
 	ws.wg.Go(func() {
-		err := <-done
+		<-p.done
 		w.mu.Lock()
-		w.end = ws.now()
-		w.exitCode = exitCode(cmd.ProcessState)
-		if errors.Is(err, exec.ErrWaitDelay) {
-			w.held = true
+		w.end = p.exitAt // the exit, not the end of a held-output wait
+		w.exitCode = exitCode(p.cmd.ProcessState)
+		w.held = p.held
+		if p.waitErr != nil && w.waitErr == "" {
+			w.waitErr = p.waitErr.Error() // BG-2 wait_error
 		}
 		if w.log != nil {
 			if cerr := w.log.Close(); cerr != nil && w.logErr == nil {
