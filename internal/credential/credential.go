@@ -141,7 +141,9 @@ func Verify(pub ed25519.PublicKey, formationID, token string) (*Claims, error) {
 	if c.Subject, ok = mc["sub"].(string); !ok {
 		return nil, ErrInvalid
 	}
-	if c.Launcher() != (c.Subject == a2a.LauncherSubject) || !c.Launcher() && !memberName.MatchString(c.Subject) {
+	// The scope tells the two kinds apart: a member may itself be named
+	// "launcher", but only the launcher token carries the launcher's scope.
+	if c.Launcher() && c.Subject != a2a.LauncherSubject || !c.Launcher() && !memberName.MatchString(c.Subject) {
 		return nil, ErrInvalid
 	}
 	aud, err := mc.GetAudience()
