@@ -171,7 +171,10 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 // runCapsule runs one session: MAN-4, the door, the readiness output, the
 // loop, signals and the exit code (CLI-3..5, SES-8).
 func runCapsule(env *Env, f *runFlags, opts session.Options) int {
-	signal.Ignore(syscall.SIGPIPE)  // CLI-4: a closed stream never stops the session
+	// CLI-4: a closed stream never stops the session. Notify, not Ignore: an
+	// ignored SIGPIPE would be inherited by every shell command, so `yes |
+	// head -1` would end in an EPIPE error instead of quietly.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 2) // buffered: the first and second signal (SES-8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
