@@ -135,13 +135,16 @@ func (t *bgTool) wait(ctx context.Context, cc *CallContext, w *Work, d time.Dura
 		w.mu.Unlock()
 	}()
 	cc.phase("background_wait")
-	defer cc.phase("turn")
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-w.done:
 	case <-timer.C:
 	case <-ctx.Done():
+		// The phase stays background_wait: the loop records the cancel that
+		// ended the wait in it (BG-1, LOOP-16).
+		return t.works.now().Sub(start)
 	}
+	cc.phase("turn")
 	return t.works.now().Sub(start)
 }

@@ -218,3 +218,31 @@ func TestSessionEndKillsEveryStubbornGroup_SES8(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitCancelledPhase_BG1 is BG-1's "a cancel of the task ends the wait at
+// once, recorded as phase background_wait": the wait returns on the cancel
+// and leaves the phase the loop writes task_canceled with at background_wait.
+func TestWaitCancelledPhase_BG1(t *testing.T) {
+	sh, _ := bgShell(t)
+	_, w := detach(t, sh, "exec sleep 60")
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var phases []string
+	cc := &CallContext{TaskID: "tsk_a", Turn: 1, SetPhase: func(p string) {
+		mu.Lock()
+		phases = append(phases, p)
+		mu.Unlock()
+		if p == "background_wait" {
+			cancel() // the task is cancelled while the wait runs
+		}
+	}}
+	res := Background(sh.Works).Call(ctx, cc, json.RawMessage(fmt.Sprintf(`{"operation":"wait","work_id":%q}`, w.ID)))
+	if !strings.Contains(res.Data, "state: running\n") {
+		t.Errorf("data = %q, want the running command's report", res.Data)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(phases) == 0 || phases[len(phases)-1] != "background_wait" {
+		t.Errorf("phases = %q, want the last one background_wait (task_canceled.phase)", phases)
+	}
+}
