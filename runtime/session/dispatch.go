@@ -51,8 +51,12 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 		}
 		cc := &tools.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
 		res = tool.Call(t.ctx, cc, input)
-		if line, ok := t.notice(); ok {
-			extra = append(extra, line)
+		// NOTICE-3: only a tool that ran carries the notice; a call the tool
+		// itself refused (e.g. an unstartable binary) leaves it for the next.
+		if !res.Refused {
+			if line, ok := t.notice(); ok {
+				extra = append(extra, line)
+			}
 		}
 	}
 	content, truncated := res.Content(u.Name, extra...)

@@ -193,3 +193,32 @@ control:
 		t.Errorf("second inference choice = %v", inf[1].Fields["choice"])
 	}
 }
+
+// NOTICE-3: a tool that resolved but refused the call (an allowed shell
+// binary that cannot be started) carries no notice; the next tool that runs does.
+func TestNoticeSkipsToolRefusal_NOTICE3(t *testing.T) {
+	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, "capabilities:\n  shell:\n    allow: [no-such-binary-here]\nlifecycle:\n  deadline_notice_secs: 3600\n"), "script_version: 1\nrules: []\n")
+	deadline := time.Now().Add(30 * time.Minute).Truncate(time.Second)
+	l := prepareIn(t, dir, ptr("status"), func(o *Options) { o.Deadline = &deadline })
+	fd := &fakeDriver{reply: func(_ context.Context, n int, _ *driver.Request) (*driver.Response, error) {
+		switch n {
+		case 0:
+			return toolReply("c1", "no-such-binary-here", `{"command":"x"}`), nil
+		case 1:
+			return toolReply("c2", "session-status", `{}`), nil
+		}
+		return textReply("done"), nil
+	}}
+	l.Drivers["primary"] = fd
+	s := startIn(t, l, nil, nil)
+	if res := s.Run(); res.ExitStatus != StatusOK {
+		t.Fatalf("Run = %+v", res)
+	}
+	reqs := fd.requests()
+	if refused := toolResults(reqs[1])[0]; !strings.Contains(refused, "could not be started") || strings.Contains(refused, "Session deadline") {
+		t.Errorf("refused call's result = %q, want the unstartable refusal without the notice", refused)
+	}
+	if ran := toolResults(reqs[2])[0]; !strings.Contains(ran, "\nSession deadline: the runtime ends this session at ") {
+		t.Errorf("the next tool that ran got no notice:\n%s", ran)
+	}
+}
