@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // replies answers the nth request with rs[n-1], repeating the last.
@@ -37,7 +38,16 @@ func TestBusyThenTaken(t *testing.T) {
 		start := time.Now()
 		door := &fakeDoor{send: replies(busy(), busy(), busy(), taken("tsk_w")), get: replies(reply{task: completed("tsk_w", "done")})}
 		f := newFixture(t, door, "", 0)
+		turn0, err := f.ts.Trace.Write("inference", trace.F{K: "turn", V: 0}, trace.F{K: "task_id", V: f.ts.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
 		res := f.callMember(t, "worker", "x")
+		// A later turn begins while the re-offers go on: their records still
+		// hang from the turn that made the call (TRACE-2).
+		if _, err := f.ts.Trace.Write("inference", trace.F{K: "turn", V: 1}, trace.F{K: "task_id", V: f.ts.ID}); err != nil {
+			t.Fatal(err)
+		}
 		id := callID(t, res)
 		if res.Status != tools.Passed || res.Summary != "Called worker: busy" {
 			t.Errorf("result = %+v, want passed busy", res)
@@ -68,6 +78,11 @@ func TestBusyThenTaken(t *testing.T) {
 		}
 		if st := f.records(t, "member_call_start"); len(st) != 1 || st[0]["member_task_id"] != "tsk_w" {
 			t.Errorf("member_call_start = %v", st)
+		}
+		for _, r := range append(busyRecs, f.records(t, "member_call_start")...) {
+			if r["parent_id"] != turn0 {
+				t.Errorf("%s offer %v: parent %v, want the calling turn %s", r["event_type"], r["offer"], r["parent_id"], turn0)
+			}
 		}
 		if got := time.Since(start); got != 7500*time.Millisecond { // offers at 0, 1, 3, 7 s; first read 500 ms later
 			t.Errorf("the call ended after %v, want 7.5s", got)

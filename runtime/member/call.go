@@ -166,7 +166,7 @@ func (s *callSet) reoffer(c *call, trust string) {
 		switch a.kind {
 		case offerBusy:
 			missed = 0
-			s.write(s.busyRec(c, offer, a.message))
+			s.write(c, s.busyRec(c, offer, a.message))
 			if abandoned {
 				s.finish(c, ending{status: statusAbandoned, output: outputAbandonedBetween(c.member)})
 				return
@@ -183,7 +183,7 @@ func (s *callSet) reoffer(c *call, trust string) {
 			}
 		case offerTaken:
 			s.hold(c, a.taskID)
-			s.write(s.startRec(c, a.taskID))
+			s.write(c, s.startRec(c, a.taskID))
 			if abandoned {
 				s.cancelTask(c, a.taskID)
 				s.finish(c, ending{status: statusAbandoned, output: outputAbandonedTaken(c.member)})

@@ -16,6 +16,7 @@ import (
 // by its set's mu.
 type call struct {
 	id, member, task string
+	turnNode         string // the event id of the turn that made the call: its later records' parent (TRACE-2)
 	start, deadline  time.Time
 	cl               *client.Client
 
@@ -84,6 +85,9 @@ func findSet(ts *tools.TaskState) *callSet {
 func (s *callSet) newCall(member, task string) *call {
 	now := time.Now()
 	c := &call{id: a2a.NewID(a2a.PrefixMemberCall), member: member, task: task, start: now, deadline: now.Add(s.cfg.Deadline)}
+	if s.ts.Trace != nil {
+		c.turnNode = s.ts.Trace.TurnOf(s.ts.ID)
+	}
 	s.mu.Lock()
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
@@ -139,11 +143,12 @@ func (s *callSet) memberCallRec(c *call, delivered bool) tools.Rec {
 	return tools.Rec{Type: "member_call", Fields: f}
 }
 
-// write writes a record from a call's goroutine (member_call_busy,
-// member_call_start; parent: the task's turn).
-func (s *callSet) write(r tools.Rec) {
+// write writes a record from c's goroutine (member_call_busy,
+// member_call_start) under the turn that made the call, even after later
+// turns began (TRACE-2).
+func (s *callSet) write(c *call, r tools.Rec) {
 	if s.ts.Trace != nil {
-		_, _ = s.ts.Trace.WriteTask(s.ts.ID, r.Type, r.Fields...)
+		_, _ = s.ts.Trace.WriteUnder(c.turnNode, s.ts.ID, r.Type, r.Fields...)
 	}
 }
 

@@ -81,6 +81,27 @@ func (w *Writer) Write(eventType string, fields ...F) (string, error) {
 // control_refused carry none but hang from the turn that made the call
 // (TRACE-2).
 func (w *Writer) WriteTask(taskID, eventType string, fields ...F) (string, error) {
+	return w.write(taskID, "", eventType, fields)
+}
+
+// TurnOf returns the event id of taskID's latest turn node (its newest agent
+// inference record), or "" before its first turn. A tool that writes records
+// later from its own goroutine takes it at call time, for WriteUnder.
+func (w *Writer) TurnOf(taskID string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.turns[taskID]
+}
+
+// WriteUnder is WriteTask with the parent named: parentID, an earlier
+// record's event id — the turn that made a call whose goroutine writes its
+// records after later turns began (member_call_busy, member_call_start,
+// TRACE-2). An empty parentID falls back to TRACE-2's rule for taskID.
+func (w *Writer) WriteUnder(parentID, taskID, eventType string, fields ...F) (string, error) {
+	return w.write(taskID, parentID, eventType, fields)
+}
+
+func (w *Writer) write(taskID, parentID, eventType string, fields []F) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -91,7 +112,11 @@ func (w *Writer) WriteTask(taskID, eventType string, fields ...F) (string, error
 	}
 	id := a2a.NewID(a2a.PrefixEvent)
 	var parent any // nil → JSON null, only on session_start
-	if eventType != "session_start" {
+	switch {
+	case eventType == "session_start":
+	case parentID != "":
+		parent = parentID
+	default:
 		parent = w.parentLocked(eventType, taskID)
 	}
 	head := Obj{

@@ -132,7 +132,12 @@ func TestParents_TRACE2(t *testing.T) {
 	call := must(w.Write("tool_call", F{"turn", 0}, F{"task_id", "tsk_a"}))
 	shell := must(w.Write("shell", F{"turn", 0}, F{"task_id", "tsk_a"}))
 	turn1 := must(w.Write("inference", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	if got := w.TurnOf("tsk_a"); got != turn1 {
+		t.Errorf("TurnOf = %q, want the latest turn %q", got, turn1)
+	}
 	status := must(w.Write("session_status", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	late := must(w.WriteUnder(turn0, "tsk_a", "member_call_busy", F{"task_id", "tsk_a"}))
+	fallback := must(w.WriteUnder("", "tsk_a", "member_call_start", F{"task_id", "tsk_a"}))
 	change := must(w.WriteTask("tsk_a", "control_change", F{"principal", "agent"}))
 	kw := must(w.Write("keep_working", F{"task_id", "tsk_a"}))
 	end := must(w.Write("task_end", F{"task_id", "tsk_a"}))
@@ -171,6 +176,8 @@ func TestParents_TRACE2(t *testing.T) {
 		{"tool_call → turn", call, turn0},
 		{"shell → turn", shell, turn0},
 		{"session_status → latest turn", status, turn1},
+		{"member_call_busy written later under the calling turn → turn 0", late, turn0},
+		{"WriteUnder with no parent → TRACE-2's rule", fallback, turn1},
 		{"control_change (no task_id field) → turn via WriteTask", change, turn1},
 		{"keep_working → task", kw, task},
 		{"task_end → task", end, task},
