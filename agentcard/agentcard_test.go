@@ -4,34 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 func config(a Acceptance, authenticated bool) Config {
 	return Config{
@@ -60,14 +39,14 @@ func TestCardGolden_CARD1to7(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Build() error = %v", err)
 			}
-			checkGolden(t, tt.name, cards.Public)
+			golden.Check(t, tt.name, cards.Public)
 			if !tt.cfg.Authenticated {
 				if cards.Extended != nil {
 					t.Errorf("public door has an extended card: %s", cards.Extended)
 				}
 				return
 			}
-			checkGolden(t, "extended_"+strings.TrimPrefix(tt.name, "authenticated_"), cards.Extended)
+			golden.Check(t, "extended_"+strings.TrimPrefix(tt.name, "authenticated_"), cards.Extended)
 		})
 	}
 }

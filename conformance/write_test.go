@@ -1,33 +1,12 @@
 package conformance_test
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/conformance"
+	"github.com/murmur-go/mur/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s = %q, want %q", name, got, want)
-	}
-}
 
 // The report's line shapes are door.md GO-7's: skips count in neither total.
 func TestWrite_GO7(t *testing.T) {
@@ -41,7 +20,7 @@ func TestWrite_GO7(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "write", b.String())
+	golden.Check(t, "write", b.String())
 }
 
 // Check ids are unique and stable in form.

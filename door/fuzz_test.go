@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 // errorCounter fails the fuzz target on any Error record: the door logs
@@ -205,7 +206,7 @@ func TestFuzzCorpus(t *testing.T) {
 		content := "go test fuzz v1\nstring(" + strconv.Quote(s.method) + ")\nstring(" + strconv.Quote(s.path) +
 			")\nstring(" + strconv.Quote(s.headers) + ")\n[]byte(" + strconv.Quote(s.body) + ")\n"
 		path := filepath.Join(dir, "seed-"+strconv.Itoa(i))
-		if *update {
+		if golden.Update() {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}

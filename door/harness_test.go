@@ -7,13 +7,10 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,25 +20,6 @@ import (
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/internal/task"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s = %q, want %q", name, got, want)
-	}
-}
 
 const testSession = "ses_019f01a940ce7761854e768ecbe3d399"
 

@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 const getTask = `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"tsk_none"}}`
 
 // wantRefusal checks an HTTP refusal: status, www-authenticate, body
 // (golden when name is set, empty otherwise) and Connection: close (ORD-3).
-func wantRefusal(t *testing.T, rep reply, status int, www, golden string) {
+func wantRefusal(t *testing.T, rep reply, status int, www, goldenName string) {
 	t.Helper()
 	if rep.status != status {
 		t.Fatalf("status = %d, want %d (body %q)", rep.status, status, rep.body)
@@ -22,7 +24,7 @@ func wantRefusal(t *testing.T, rep reply, status int, www, golden string) {
 	if got := rep.header.Get("Www-Authenticate"); got != www {
 		t.Errorf("www-authenticate = %q, want %q", got, www)
 	}
-	if golden == "" {
+	if goldenName == "" {
 		if rep.body != "" {
 			t.Errorf("body = %q, want empty", rep.body)
 		}
@@ -31,7 +33,7 @@ func wantRefusal(t *testing.T, rep reply, status int, www, golden string) {
 	if ct := rep.header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("content-type = %q, want application/json", ct)
 	}
-	checkGolden(t, golden, rep.body)
+	golden.Check(t, goldenName, rep.body)
 }
 
 // TestAuthRefusals_AUTH7 pins every AUTH-7 401 with its header and body.
@@ -205,7 +207,7 @@ func TestRefusalDrain_ORD3(t *testing.T) {
 	if resp.StatusCode != 401 || !resp.Close {
 		t.Errorf("refusal = %d close=%v, want 401 with Connection: close", resp.StatusCode, resp.Close)
 	}
-	checkGolden(t, "auth_unauthenticated", string(got))
+	golden.Check(t, "auth_unauthenticated", string(got))
 	if n, err := br.ReadByte(); err != io.EOF {
 		t.Errorf("after the refusal read %v, %v; want EOF", n, err)
 	}

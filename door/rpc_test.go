@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/task"
 )
 
@@ -16,7 +17,7 @@ type rpcCase struct {
 	hdr  []string
 }
 
-func runRPCCases(t *testing.T, td *testDoor, token, golden string, cases []rpcCase) {
+func runRPCCases(t *testing.T, td *testDoor, token, goldenName string, cases []rpcCase) {
 	t.Helper()
 	var out strings.Builder
 	for _, c := range cases {
@@ -26,7 +27,7 @@ func runRPCCases(t *testing.T, td *testDoor, token, golden string, cases []rpcCa
 		}
 		out.WriteString(c.name + ": " + rep.body + "\n")
 	}
-	checkGolden(t, golden, out.String())
+	golden.Check(t, goldenName, out.String())
 }
 
 // TestEnvelope_RPC1_RPC2 pins ORD-1 steps 6 and 7: -32700 with a null id,

@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/store"
 )
-
-var updateArtifactGoldens = flag.Bool("update-artifacts", false, "rewrite the install/list/new/doctor golden files")
 
 // artEnv is one test's $MURMUR_HOME and a scratch root (symlinks resolved)
 // for the install, list, new and doctor tests.
@@ -97,18 +95,5 @@ func expect(t *testing.T, what string, gotOut, gotErr string, gotCode int, wantO
 // testdata/<name>.golden.
 func (e *artEnv) golden(t *testing.T, name, got string) {
 	t.Helper()
-	got = strings.ReplaceAll(got, e.root, "$ROOT")
-	path := filepath.Join("testdata", name+".golden")
-	if *updateArtifactGoldens {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
+	golden.Check(t, name, strings.ReplaceAll(got, e.root, "$ROOT"))
 }

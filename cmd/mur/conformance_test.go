@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -22,10 +20,9 @@ import (
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/conformance"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/task"
 )
-
-var updateConformanceGoldens = flag.Bool("update-conformance", false, "rewrite mur conformance's golden files")
 
 // runConformanceBin runs the real binary: `mur conformance <args>`.
 func runConformanceBin(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -45,23 +42,6 @@ func runConformanceBin(t *testing.T, args ...string) (stdout, stderr string, cod
 	return out.String(), errb.String(), code
 }
 
-func conformanceGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *updateConformanceGoldens {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
-
 // Usage errors exit 2 with the README's two lines (Output contract).
 func TestConformanceUsage_GO7(t *testing.T) {
 	t.Parallel()
@@ -73,7 +53,7 @@ func TestConformanceUsage_GO7(t *testing.T) {
 		}
 		b.WriteString("$ mur conformance " + strings.Join(args, " ") + "\n" + errOut)
 	}
-	conformanceGolden(t, "conformance-usage", b.String())
+	golden.Check(t, "conformance-usage", b.String())
 	out, _, code := runConformanceBin(t, "--help")
 	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token <token>]\n") {
 		t.Errorf("mur conformance --help: exit %d, stdout %q", code, out)
@@ -93,7 +73,7 @@ func TestConformanceUnreachable_GO7(t *testing.T) {
 	if code != 1 || errOut != "" {
 		t.Errorf("exit %d, stderr %q; want 1 and nothing", code, errOut)
 	}
-	conformanceGolden(t, "conformance-unreachable", strings.ReplaceAll(out, addr, "127.0.0.1:<port>"))
+	golden.Check(t, "conformance-unreachable", strings.ReplaceAll(out, addr, "127.0.0.1:<port>"))
 }
 
 // A door that breaks a rule fails its check; the command exits 1.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,7 @@ var rules = map[string][]string{
 	"internal/task":       {"a2a"},
 	"internal/credential": {"a2a"},
 	"internal/arch":       {},
+	"internal/golden":     {},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through internal/task and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "runtime/..."},
@@ -34,6 +36,10 @@ var rules = map[string][]string{
 	"openapi":         {},
 	"cmd/...":         {"..."},
 }
+
+// anywhere lists the test-helper packages every package may import: they
+// import the standard library only (their own rules above say so).
+var anywhere = []string{"internal/golden"}
 
 type pkg struct {
 	ImportPath string
@@ -98,7 +104,7 @@ func ruleFor(rel string) ([]string, bool) {
 }
 
 func permits(allowed []string, imp string) bool {
-	for _, a := range allowed {
+	for _, a := range slices.Concat(anywhere, allowed) {
 		if match(a, imp) {
 			return true
 		}
@@ -115,6 +121,20 @@ func match(pattern, rel string) bool {
 		return rel == base || strings.HasPrefix(rel, base+"/")
 	}
 	return rel == pattern
+}
+
+// TestPermitsAnywhere: the test helpers are importable by every package,
+// even one whose rule allows nothing else.
+func TestPermitsAnywhere(t *testing.T) {
+	for _, rel := range []string{"a2a", "door", "runtime/store", "cmd/mur"} {
+		allowed, _ := ruleFor(rel)
+		if !permits(allowed, "internal/golden") {
+			t.Errorf("%s may not import internal/golden", rel)
+		}
+	}
+	if a2a, _ := ruleFor("a2a"); permits(a2a, "internal/diag") {
+		t.Error("a2a may import internal/diag")
+	}
 }
 
 func TestMatch(t *testing.T) {

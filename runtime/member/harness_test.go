@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -22,26 +21,6 @@ import (
 	"github.com/murmur-go/mur/runtime/tools"
 	"github.com/murmur-go/mur/runtime/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// checkGolden compares got with testdata/<name>.golden.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // reply is what the fake door answers one request with.
 type reply struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 func below(pairs ...string) []a2a.NoAnswerEntry {
@@ -45,7 +46,7 @@ func TestContinuationText(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			checkGolden(t, c.name, continuationText(c.answers, c.st, c.caller))
+			golden.Check(t, c.name, continuationText(c.answers, c.st, c.caller))
 		})
 	}
 }

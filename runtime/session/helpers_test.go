@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,25 +17,6 @@ import (
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // writeCapsule writes murmur.yaml (and script.yaml when given) into a fresh
 // directory and returns it.

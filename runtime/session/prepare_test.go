@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 func TestResultTexts_SES5(t *testing.T) {
@@ -21,7 +22,7 @@ func TestResultTexts_SES5(t *testing.T) {
 		resultCanceled(ByFormation),
 		resultNoAnswer("worker gave none"),
 	}
-	checkGolden(t, "result_texts", strings.Join(lines, "\n---\n")+"\n")
+	golden.Check(t, "result_texts", strings.Join(lines, "\n---\n")+"\n")
 	for in, want := range map[string]string{
 		"error: x": "x", "stopped: inference.max_turns (4) reached before the task finished": "inference.max_turns (4) reached before the task finished",
 		"canceled: SIGTERM": "SIGTERM", "no answer: y": "no answer: y",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
@@ -200,5 +201,5 @@ func TestWriteLockGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "murmur.lock", string(data))
+	golden.Check(t, "murmur.lock", string(data))
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"archive/tar"
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,26 +11,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s = %q, want %q", name, got, want)
-	}
-}
 
 // writeTree creates files (slash path → content; a trailing '*' in the path
 // marks an executable) under dir.
@@ -74,7 +55,7 @@ func TestHashGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Hash() error = %v", err)
 	}
-	checkGolden(t, "fixture-sha256", sum+"\n")
+	golden.Check(t, "fixture-sha256", sum+"\n")
 }
 
 // TestHashIgnores is STORE-4: mtimes, permission bits other than exec, and

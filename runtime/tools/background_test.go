@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 type exitLog struct {
@@ -61,14 +63,14 @@ func TestDetachAndStop_SHELL2_BG1(t *testing.T) {
 	sh, el := bgShell(t)
 	res, w := detach(t, sh, "exec sleep 60")
 	got := normalise(res.Data+"\n--notes--\n"+strings.Join(res.Notes, "\n")+"\n--record--\n"+recordLine(res.Records[0]), sh.LogsDir)
-	checkGolden(t, "bg_detached", got)
+	golden.Check(t, "bg_detached", got)
 	if ids := sh.Works.Running(); len(ids) != 1 || ids[0] != w.ID {
 		t.Errorf("Running = %v", ids)
 	}
 	bg := Background(sh.Works)
 	st := call(t, bg, nil, fmt.Sprintf(`{"operation":"stop","work_id":%q}`, w.ID))
 	out := normalise(st.Data+"\n--record--\n"+recordLine(st.Records[0]), sh.LogsDir)
-	checkGolden(t, "bg_stopped", out)
+	golden.Check(t, "bg_stopped", out)
 	if id := <-el.ch; id != w.ID || !el.exits[id] {
 		t.Errorf("OnExit(%s, returned=%v), want %s returned (stop returned its exit)", id, el.exits[id], w.ID)
 	}
@@ -104,7 +106,7 @@ func TestWaitReturnsExit_BG1_BG3(t *testing.T) {
 	fmt.Fprintln(f, "x")
 	f.Close()
 	res := <-done
-	checkGolden(t, "bg_waited", normalise(res.Data+"\n--record--\n"+recordLine(res.Records[0]), sh.LogsDir))
+	golden.Check(t, "bg_waited", normalise(res.Data+"\n--record--\n"+recordLine(res.Records[0]), sh.LogsDir))
 	if id := <-el.ch; !el.exits[id] {
 		t.Error("an exit a wait returned was not marked returned (no completion task, BG-3)")
 	}
@@ -153,7 +155,7 @@ func TestBackgroundRefusals_BG4(t *testing.T) {
 		}
 		out = append(out, in+"\n  "+res.Data)
 	}
-	checkGolden(t, "bg_refusals", strings.Join(out, "\n")+"\n")
+	golden.Check(t, "bg_refusals", strings.Join(out, "\n")+"\n")
 }
 
 func TestSessionEndAbandons_SES8(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 type fakeTool struct {
@@ -73,9 +74,9 @@ func TestStagingFollowsGrants_STAGE1_3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "staged_session_status", string(b))
+	golden.Check(t, "staged_session_status", string(b))
 	b, _ = os.ReadFile(filepath.Join(dir, "tools", "bash", "murmur.yaml"))
-	checkGolden(t, "staged_bash", string(b))
+	golden.Check(t, "staged_bash", string(b))
 	b, _ = os.ReadFile(filepath.Join(dir, "tools", "grep", "murmur.yaml"))
 	if string(b) != "name: local/grep\n" {
 		t.Errorf("artifact manifest staged as %q", b)

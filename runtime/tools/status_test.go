@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -24,7 +26,7 @@ func TestSessionStatusFull_STATUS1(t *testing.T) {
 	if res.Status != Passed || res.IsError() || len(res.Notes) != 0 {
 		t.Errorf("result = %+v", res)
 	}
-	checkGolden(t, "session_status_full", res.Data)
+	golden.Check(t, "session_status_full", res.Data)
 	if len(res.Records) != 1 || res.Records[0].Type != "session_status" {
 		t.Fatalf("records = %+v", res.Records)
 	}
@@ -37,10 +39,10 @@ func TestSessionStatusNoneUnknown_STATUS1(t *testing.T) {
 		Context: &ContextInfo{UsedTokens: 100, WindowTokens: ptr(int64(32000)), MaxInput: ptr(int64(16000)), MaxTokens: 8192, Actual: true},
 		Input:   ptr(int64(80)), Output: ptr(int64(20)), Unreported: 1, SpendTokens: 100, Ceiling: ptr(int64(5000)),
 	}
-	checkGolden(t, "session_status_none", JSON(StatusObject(snap)))
+	golden.Check(t, "session_status_none", JSON(StatusObject(snap)))
 	snap.Context = nil
 	snap.Deadline = ptr(start.Add(-time.Second))
-	checkGolden(t, "session_status_before_turn", JSON(StatusObject(snap)))
+	golden.Check(t, "session_status_before_turn", JSON(StatusObject(snap)))
 }
 
 func TestSessionStatusQuotaOrder_STATUS1(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -31,7 +32,7 @@ func recordLine(r Rec) string {
 func TestSwitchDriverSpec_SWD1(t *testing.T) {
 	tool, _ := switchFixture()
 	s := tool.Spec()
-	checkGolden(t, "switch_driver_spec", s.Description+"\n"+string(s.InputSchema)+"\n")
+	golden.Check(t, "switch_driver_spec", s.Description+"\n"+string(s.InputSchema)+"\n")
 }
 
 func TestSwitchDriverAccepted_SWD2(t *testing.T) {
@@ -71,7 +72,7 @@ func TestSwitchDriverRefusals_SWD3(t *testing.T) {
 		}
 		out = append(out, line)
 	}
-	checkGolden(t, "switch_driver_refusals", strings.Join(out, "\n")+"\n")
+	golden.Check(t, "switch_driver_refusals", strings.Join(out, "\n")+"\n")
 	if sw.cur != "primary" {
 		t.Errorf("a refusal switched to %s", sw.cur)
 	}

@@ -1,33 +1,14 @@
 package traceview
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s = \n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // TestRenderGoldenCLI10 renders hand-written traces following capsule.md §6.
 func TestRenderGoldenCLI10(t *testing.T) {
@@ -38,7 +19,7 @@ func TestRenderGoldenCLI10(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Read() error = %v", err)
 			}
-			checkGolden(t, name, Render(tr))
+			golden.Check(t, name, Render(tr))
 		})
 	}
 }

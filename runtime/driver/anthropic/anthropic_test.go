@@ -3,36 +3,15 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/anthropic"
 	"github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // sleeps records DRV-4's retry waits instead of sleeping.
 type sleeps struct {
@@ -134,7 +113,7 @@ func TestToolUseRoundTrip(t *testing.T) {
 	if string(r1.RequestBody) != string(got[1].Body) || r1.EstimatedInputTokens() != driver.EstimateTokens(len(got[1].Body)) {
 		t.Error("RequestBody differs from the body the server got")
 	}
-	checkGolden(t, "roundtrip_request", got[1].Body)
+	golden.Check(t, "roundtrip_request", got[1].Body)
 }
 
 // TestStopReasonsPassThrough: DRV-6 passes stop_reason verbatim; null is "".

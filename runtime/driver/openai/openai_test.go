@@ -3,36 +3,15 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/openai"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // sleeps records DRV-4's retry waits instead of sleeping.
 type sleeps struct {
@@ -142,7 +121,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	if len(r1.RawBody) == 0 || r1.EstimatedInputTokens() != driver.EstimateTokens(len(got[1].Body)) {
 		t.Error("RawBody or the input estimate is off")
 	}
-	checkGolden(t, "roundtrip_request", got[1].Body)
+	golden.Check(t, "roundtrip_request", got[1].Body)
 	if n, err := driver.EstimateInput(d, req); err != nil || n != driver.EstimateTokens(len(got[1].Body)) {
 		t.Errorf("EstimateInput = %d, %v", n, err)
 	}

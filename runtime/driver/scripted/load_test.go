@@ -1,33 +1,14 @@
 package scripted
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s =\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 // invalidScripts are DRV-7's refusals: unknown key, wrong type, bad regex,
 // empty turn, unknown template, and the rest of the format's rules.
@@ -103,7 +84,7 @@ func TestParseInvalid(t *testing.T) {
 		}
 		b.WriteString("# " + tt.name + "\n" + d.Render())
 	}
-	checkGolden(t, "invalid", b.String())
+	golden.Check(t, "invalid", b.String())
 }
 
 // TestParseValid accepts the forms DRV-7 allows.
