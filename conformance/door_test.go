@@ -13,20 +13,12 @@ import (
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // TestMain points MURMUR_HOME at a temporary directory: nothing here may
 // touch the user's.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "mur-conformance-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("MURMUR_HOME", home)
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testmur.WithHome(m)) }
 
 // slowText is the task text the test executor holds until the task is canceled.
 const slowText = "hold until canceled"

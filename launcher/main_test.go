@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/launcher/roster"
 )
 
@@ -22,23 +22,7 @@ import (
 // (testdata/fakemember).
 var fakeMember string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "launcher-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeMember = filepath.Join(dir, "fakemember")
-	out, err := exec.Command("go", "build", "-o", fakeMember, "./testdata/fakemember").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build fakemember: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, "./testdata/fakemember", &fakeMember)) }
 
 // buffer is a goroutine-safe output sink that can report when it first
 // holds a string.

@@ -18,19 +18,11 @@ import (
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // TestMain points MURMUR_HOME at a temporary directory.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "mur-openapi-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("MURMUR_HOME", home)
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testmur.WithHome(m)) }
 
 type doorOpts struct {
 	auth      bool

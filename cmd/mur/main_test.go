@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // murBin is the real `mur` binary, built once for this package's tests by
@@ -13,23 +12,4 @@ import (
 // this package has exactly one TestMain, here.
 var murBin string
 
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "mur-cmd-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mkdir temp:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	murBin = filepath.Join(dir, "mur")
-	build := exec.Command("go", "build", "-o", murBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mur:", err)
-		return 1
-	}
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &murBin)) }

@@ -15,28 +15,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // mur is the real binary, built once by TestMain.
 var mur string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mur-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	mur = filepath.Join(dir, "mur")
-	out, err := exec.Command("go", "build", "-o", mur, "../../cmd/mur").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build mur: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &mur)) }
 
 // world is one test's $MURMUR_HOME and working directory, symlinks resolved.
 type world struct {

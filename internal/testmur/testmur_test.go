@@ -1,0 +1,80 @@
+package testmur
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hello is testdata/hello, built by TestMain.
+var hello string
+
+// TestMain builds testdata/hello with Run, or (in a child started by
+// TestCleanup with TESTMUR_MODE=home) only sets MURMUR_HOME with WithHome.
+func TestMain(m *testing.M) {
+	if os.Getenv("TESTMUR_MODE") == "home" {
+		os.Exit(WithHome(m))
+	}
+	os.Exit(Run(m, "./testdata/hello", &hello))
+}
+
+// TestRunBuilds: the binary exists under a temporary directory and runs.
+func TestRunBuilds(t *testing.T) {
+	t.Parallel()
+	if filepath.Base(hello) != "hello" || !strings.HasPrefix(filepath.Base(filepath.Dir(hello)), "mur-test-") {
+		t.Errorf("binary at %q, want <tmp>/mur-test-*/hello", hello)
+	}
+	out, err := exec.Command(hello).Output()
+	if err != nil || string(out) != "hello\n" {
+		t.Errorf("%s = %q, %v; want \"hello\\n\"", hello, out, err)
+	}
+}
+
+// TestReport writes what this process's TestMain set up to $TESTMUR_REPORT;
+// it runs only in TestCleanup's children.
+func TestReport(t *testing.T) {
+	report := os.Getenv("TESTMUR_REPORT")
+	if report == "" {
+		t.Skip("runs only in TestCleanup's children")
+	}
+	what := hello
+	if os.Getenv("TESTMUR_MODE") == "home" {
+		what = os.Getenv("MURMUR_HOME")
+	}
+	if err := os.WriteFile(report, []byte(what), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCleanup runs this test binary again in both modes and proves that
+// the directory each mode made existed during the tests and is gone after.
+func TestCleanup(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"build", "home"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			report := filepath.Join(t.TempDir(), "report")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestReport$")
+			cmd.Env = append(os.Environ(), "TESTMUR_MODE="+mode, "TESTMUR_REPORT="+report)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+			b, err := os.ReadFile(report)
+			if err != nil || len(b) == 0 {
+				t.Fatalf("child's report = %q, %v", b, err)
+			}
+			dir := string(b)
+			if mode == "build" {
+				dir = filepath.Dir(dir)
+			}
+			if !strings.Contains(filepath.Base(dir), "mur-") {
+				t.Errorf("child's directory %q is not a temporary one of testmur's", dir)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s still exists after the child's tests: %v", dir, err)
+			}
+		})
+	}
+}
