@@ -1,11 +1,11 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
+
+	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
 )
 
 // MessagesRequest is a request body as the fake reads it: exactly the fields
@@ -44,14 +44,8 @@ type Tool struct {
 }
 
 func checkHTTP(r *http.Request) string {
-	if r.Method != http.MethodPost {
-		return "method " + r.Method + ", want POST"
-	}
-	if r.URL.Path != "/v1/messages" {
-		return "path " + r.URL.Path + ", want /v1/messages"
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return "Content-Type " + r.Header.Get("Content-Type") + ", want application/json"
+	if p := fakeserver.CheckPost(r, "/v1/messages"); p != "" {
+		return p
 	}
 	if v := r.Header.Get("anthropic-version"); v != "2023-06-01" {
 		return "anthropic-version " + v + ", want 2023-06-01"
@@ -61,14 +55,9 @@ func checkHTTP(r *http.Request) string {
 
 // decode reads the body strictly and checks its shape (DRV-6).
 func decode(body []byte) (MessagesRequest, string) {
-	var req MessagesRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return MessagesRequest{}, "body: " + err.Error()
-	}
-	if dec.More() {
-		return MessagesRequest{}, "body: trailing data"
+	req, p := fakeserver.DecodeStrict[MessagesRequest](body)
+	if p != "" {
+		return req, p
 	}
 	switch {
 	case req.Model == "":

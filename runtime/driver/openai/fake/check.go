@@ -1,11 +1,11 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
+
+	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
 )
 
 // ChatRequest is a request body as the fake reads it: exactly the fields the
@@ -54,33 +54,16 @@ type Tool struct {
 }
 
 func checkHTTP(r *http.Request) string {
-	if r.Method != http.MethodPost {
-		return "method " + r.Method + ", want POST"
-	}
-	if r.URL.Path != "/v1/chat/completions" {
-		return "path " + r.URL.Path + ", want /v1/chat/completions"
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return "Content-Type " + r.Header.Get("Content-Type") + ", want application/json"
-	}
-	return ""
+	return fakeserver.CheckPost(r, "/v1/chat/completions")
 }
 
 // decode reads the body strictly and checks its shape (DRV-5).
 func decode(body []byte) (ChatRequest, string) {
-	var req ChatRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return ChatRequest{}, "body: " + err.Error()
-	}
-	if dec.More() {
-		return ChatRequest{}, "body: trailing data"
-	}
-	if p := check(req); p != "" {
+	req, p := fakeserver.DecodeStrict[ChatRequest](body)
+	if p != "" {
 		return req, p
 	}
-	return req, ""
+	return req, check(req)
 }
 
 func check(req ChatRequest) string {

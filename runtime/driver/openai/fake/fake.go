@@ -22,11 +22,9 @@ package fake
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
+
+	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
 )
 
 // Config says what the server expects.
@@ -44,63 +42,59 @@ type Server struct {
 	// URL is the endpoint to configure: http://127.0.0.1:<port>/v1.
 	URL string
 
-	cfg      Config
-	srv      *httptest.Server
-	mu       sync.Mutex
-	queue    []Reply
-	handler  func(Request) Reply
-	requests []Request
-	failures []string
-	served   int
+	core *fakeserver.Server[ChatRequest, Reply]
+}
+
+// wire is Chat Completions for the shared fake core (DRV-5).
+var wire = fakeserver.Wire[ChatRequest, Reply]{
+	Check:        checkHTTP,
+	Decode:       decode,
+	Model:        func(c ChatRequest) string { return c.Model },
+	KeyHeader:    "Authorization",
+	KeyPrefix:    "Bearer ",
+	Unauthorized: struct{ Type, Message string }{"invalid_request_error", "Incorrect API key provided."},
+	NoReplyType:  "server_error",
+	WriteError:   writeError,
+	WriteReply:   Reply.write,
 }
 
 // New starts a server on a loopback port. Close it when done.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL + "/v1"
-	return s
+	core := fakeserver.New(wire, cfg.APIKey, cfg.Model)
+	return &Server{URL: core.URL + "/v1", core: core}
 }
 
 // Close shuts the server down, waiting for requests in flight.
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() { s.core.Close() }
 
 // Enqueue appends replies; each request takes the next one.
-func (s *Server) Enqueue(r ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, r...)
-}
+func (s *Server) Enqueue(r ...Reply) { s.core.Enqueue(r...) }
 
 // SetHandler sets a function answering requests once the queue is empty
 // (nil = none: an unqueued request is answered 500 and is a failure).
 func (s *Server) SetHandler(h func(Request) Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handler = h
+	if h == nil {
+		s.core.SetHandler(nil)
+		return
+	}
+	s.core.SetHandler(func(r fakeserver.Request[ChatRequest]) Reply { return h(request(r)) })
 }
 
 // Requests returns a copy of every request received, in arrival order.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	var out []Request
+	for _, r := range s.core.Requests() {
+		out = append(out, request(r))
+	}
+	return out
 }
 
 // Failures returns the check failures so far: requests of the wrong shape and
 // requests that found no reply. A test asserts it is empty.
-func (s *Server) Failures() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.failures...)
-}
+func (s *Server) Failures() []string { return s.core.Failures() }
 
 // Pending returns how many queued replies are still unsent.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.queue)
-}
+func (s *Server) Pending() int { return s.core.Pending() }
 
 // Request is one captured request.
 type Request struct {
@@ -111,73 +105,8 @@ type Request struct {
 	Chat   ChatRequest // Body decoded; zero if it did not decode
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	if err != nil {
-		s.fail(w, req, "read body: "+err.Error())
-		return
-	}
-	problem := checkHTTP(r)
-	if problem == "" {
-		req.Chat, problem = decode(body)
-	}
-	if problem == "" && s.cfg.Model != "" && req.Chat.Model != s.cfg.Model {
-		problem = fmt.Sprintf("model %q, want %q", req.Chat.Model, s.cfg.Model)
-	}
-	if problem == "" && s.cfg.APIKey == "" && r.Header.Get("Authorization") != "" {
-		problem = "keyless endpoint got an Authorization header"
-	}
-	if problem != "" {
-		s.fail(w, req, problem)
-		return
-	}
-	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-		s.record(req)
-		writeError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
-		return
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	reply, ok := s.next(req)
-	n := s.served
-	s.served++
-	s.mu.Unlock()
-	if !ok {
-		s.mu.Lock()
-		s.failures = append(s.failures, "no reply queued for request "+fmt.Sprint(n))
-		s.mu.Unlock()
-		writeError(w, http.StatusInternalServerError, "server_error", "fake: no reply queued")
-		return
-	}
-	reply.write(w, n, req.Chat.Model)
-}
-
-// next pops the next reply, else asks the handler; s.mu is held.
-func (s *Server) next(req Request) (Reply, bool) {
-	if len(s.queue) > 0 {
-		r := s.queue[0]
-		s.queue = s.queue[1:]
-		return r, true
-	}
-	if s.handler != nil {
-		return s.handler(req), true
-	}
-	return Reply{}, false
-}
-
-func (s *Server) record(req Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-}
-
-func (s *Server) fail(w http.ResponseWriter, req Request, problem string) {
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.failures = append(s.failures, problem)
-	s.mu.Unlock()
-	writeError(w, http.StatusBadRequest, "invalid_request_error", "fake: "+problem)
+func request(r fakeserver.Request[ChatRequest]) Request {
+	return Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body, Chat: r.Decoded}
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
 )
 
 // Reply is one scripted answer. With Body set it is sent verbatim under
@@ -64,20 +66,11 @@ func Malformed(body string) Reply { return Reply{Body: body} }
 func Int64(n int64) *int64 { return &n }
 
 func (r Reply) write(w http.ResponseWriter, n int, model string) {
-	for k, v := range r.Header {
-		w.Header().Set(k, v)
+	body := []byte(r.Body)
+	if r.Body == "" {
+		body = r.build(n, model)
 	}
-	status := r.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	if r.Body != "" {
-		_, _ = w.Write([]byte(r.Body))
-		return
-	}
-	_, _ = w.Write(r.build(n, model))
+	fakeserver.WriteReply(w, r.Status, r.Header, body)
 }
 
 func (r Reply) build(n int, model string) []byte {
