@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/murmur-go/mur/runtime/driver"
@@ -65,33 +63,17 @@ var (
 
 // New returns a driver for cfg, or an error if Endpoint is not an http(s) URL.
 func New(cfg Config) (*Driver, error) {
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		endpoint = DefaultEndpoint
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai endpoint %q is not an http(s) URL", endpoint)
-	}
-	timeout := cfg.Options.RequestTimeout
-	if timeout <= 0 {
-		timeout = driver.DefaultRequestTimeout
+	url, caller, err := httpcall.New(Kind, cfg.Endpoint, DefaultEndpoint, "/chat/completions", httpcall.Caller{
+		Client: cfg.HTTPClient, Timeout: cfg.Options.RequestTimeout, Credential: cfg.Credential,
+		Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
 	}
 	field := cfg.Options.MaxTokensField
 	if field == "" {
 		field = driver.MaxTokensField
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
-	return &Driver{
-		url:   strings.TrimRight(endpoint, "/") + "/chat/completions",
-		key:   cfg.APIKey,
-		field: field,
-		caller: &httpcall.Caller{Kind: Kind, Client: client, Timeout: timeout, Credential: cfg.Credential,
-			Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger},
-	}, nil
+	return &Driver{url: url, key: cfg.APIKey, field: field, caller: caller}, nil
 }
 
 // Kind returns "openai".
@@ -108,20 +90,8 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 		return nil, fmt.Errorf("encode openai request: %w", err)
 	}
 	header := http.Header{}
-	header.Set("Content-Type", "application/json")
-	header.Set("Accept", "application/json")
 	if d.key != "" {
 		header.Set("Authorization", "Bearer "+d.key.Reveal())
 	}
-	raw, err := d.caller.Post(ctx, d.url, header, body)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := decodeReply(raw)
-	if err != nil {
-		return nil, &driver.ResponseError{Kind: Kind, Err: err}
-	}
-	resp.RawBody = raw
-	resp.RequestBody = body
-	return resp, nil
+	return d.caller.Complete(ctx, d.url, header, body, decodeReply)
 }
