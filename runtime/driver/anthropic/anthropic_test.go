@@ -3,54 +3,27 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/anthropic"
 	"github.com/murmur-go/mur/runtime/driver/anthropic/fake"
+	"github.com/murmur-go/mur/runtime/driver/internal/drivertest"
 )
 
-// sleeps records DRV-4's retry waits instead of sleeping.
-type sleeps struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return ctx.Err()
-}
-
-func (s *sleeps) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
-
-func newDriver(t *testing.T, srv *fake.Server, key string) (*anthropic.Driver, *sleeps) {
+func newDriver(t *testing.T, srv *fake.Server, key string) (*anthropic.Driver, *drivertest.Sleeps) {
 	t.Helper()
-	sl := &sleeps{}
+	sl := &drivertest.Sleeps{}
 	cred := "ANTHROPIC_API_KEY"
 	if key == "" {
 		cred = ""
 	}
-	d, err := anthropic.New(anthropic.Config{Endpoint: srv.URL, APIKey: driver.Secret(key), Credential: cred, Sleep: sl.sleep})
+	d, err := anthropic.New(anthropic.Config{Endpoint: srv.URL, APIKey: driver.Secret(key), Credential: cred, Sleep: sl.Sleep})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
 	return d, sl
-}
-
-func noFailures(t *testing.T, srv *fake.Server) {
-	t.Helper()
-	if f := srv.Failures(); len(f) > 0 {
-		t.Errorf("fake check failures: %q", f)
-	}
 }
 
 func msg(role driver.Role, blocks ...driver.Block) driver.Message {
@@ -100,7 +73,7 @@ func TestToolUseRoundTrip(t *testing.T) {
 	if r1.StopReason != "end_turn" || r1.Text() != "Done." || r1.Usage.Cached != nil || r1.Usage.CacheWrite != nil {
 		t.Errorf("turn 1 = %+v", r1)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	got := srv.Requests()
 	for _, r := range got {
 		if r.Header.Get("x-api-key") != "sk-ant-test" || r.Header.Get("anthropic-version") != "2023-06-01" || r.Header.Get("Authorization") != "" {
@@ -143,7 +116,7 @@ func TestStopReasonsPassThrough(t *testing.T) {
 	if u := r.ToolUses(); len(u) != 1 || driver.InvalidToolArguments(u[0]) != "invalid tool arguments: input is not a JSON object" {
 		t.Errorf("array input = %+v", u)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	if req := srv.Requests()[0]; req.Header.Get("x-api-key") != "" || req.Messages.MaxTokens != 8192 || req.Messages.System != nil {
 		t.Errorf("keyless request = %v %s", req.Header, req.Body)
 	}
@@ -165,7 +138,7 @@ func TestForeignInvalidCall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Complete() error = %v", err)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	if in := srv.Requests()[0].Messages.Messages[1].Content[0].Input; string(in) != "{}" {
 		t.Errorf("input sent = %s", in)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/anthropic"
 	"github.com/murmur-go/mur/runtime/driver/anthropic/fake"
+	"github.com/murmur-go/mur/runtime/driver/internal/drivertest"
 )
 
 func ask(d *anthropic.Driver) (*driver.Response, error) {
@@ -65,13 +66,13 @@ func TestErrors(t *testing.T) {
 			} else if driver.Cause(err) != tt.wantCause || driver.Reason(err) != tt.wantReason {
 				t.Errorf("Complete() error = %s: %q\nwant %s: %q", driver.Cause(err), driver.Reason(err), tt.wantCause, tt.wantReason)
 			}
-			if got := sl.got(); !slices.Equal(got, tt.wantWaits) {
+			if got := sl.Got(); !slices.Equal(got, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
 			}
 			if n := len(srv.Requests()); n != tt.wantReqs {
 				t.Errorf("requests = %d, want %d", n, tt.wantReqs)
 			}
-			noFailures(t, srv)
+			drivertest.NoFailures(t, srv)
 		})
 	}
 }
@@ -87,7 +88,7 @@ func TestConnectionError(t *testing.T) {
 	if !errors.As(err, &re) || !strings.HasPrefix(driver.Reason(err), `anthropic request failed: Post "`+srv.URL+`/v1/messages": `) {
 		t.Fatalf("Complete() error = %v", err)
 	}
-	if got := sl.got(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
+	if got := sl.Got(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
 		t.Errorf("waits = %v", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/driver/internal/drivertest"
 	"github.com/murmur-go/mur/runtime/driver/openai"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
@@ -34,8 +35,8 @@ func TestCredentialRejected(t *testing.T) {
 	if driver.Cause(err) != "credential_rejected" || driver.Reason(err) != want {
 		t.Errorf("cause, reason = %q, %q", driver.Cause(err), driver.Reason(err))
 	}
-	if n := len(srv.Requests()); n != 1 || len(sl.got()) != 0 {
-		t.Errorf("requests = %d, waits = %v; want 1 and none", n, sl.got())
+	if n := len(srv.Requests()); n != 1 || len(sl.Got()) != 0 {
+		t.Errorf("requests = %d, waits = %v; want 1 and none", n, sl.Got())
 	}
 }
 
@@ -84,13 +85,13 @@ func TestRetries(t *testing.T) {
 			} else if driver.Cause(err) != "driver_error" || driver.Reason(err) != tt.wantErr {
 				t.Fatalf("Complete() error = %q (%s), want %q", driver.Reason(err), driver.Cause(err), tt.wantErr)
 			}
-			if got := sl.got(); !slices.Equal(got, tt.wantWaits) {
+			if got := sl.Got(); !slices.Equal(got, tt.wantWaits) {
 				t.Errorf("waits = %v, want %v", got, tt.wantWaits)
 			}
 			if n := len(srv.Requests()); n != len(tt.replies) {
 				t.Errorf("requests = %d, want %d", n, len(tt.replies))
 			}
-			noFailures(t, srv)
+			drivertest.NoFailures(t, srv)
 		})
 	}
 }
@@ -116,8 +117,8 @@ func TestOther4xx(t *testing.T) {
 	if want := "openai endpoint answered HTTP 400: " + long[:512]; driver.Reason(err) != want || driver.Cause(err) != "driver_error" {
 		t.Errorf("reason = %q", driver.Reason(err))
 	}
-	if len(srv.Requests()) != 1 || len(sl.got()) != 0 {
-		t.Errorf("retried a 400: %d requests, waits %v", len(srv.Requests()), sl.got())
+	if len(srv.Requests()) != 1 || len(sl.Got()) != 0 {
+		t.Errorf("retried a 400: %d requests, waits %v", len(srv.Requests()), sl.Got())
 	}
 }
 
@@ -127,8 +128,8 @@ func TestConnectionError(t *testing.T) {
 	srv := fake.New(fake.Config{})
 	url := srv.URL
 	srv.Close() // nothing listens there now
-	sl := &sleeps{}
-	d, err := openai.New(openai.Config{Endpoint: url, Sleep: sl.sleep})
+	sl := &drivertest.Sleeps{}
+	d, err := openai.New(openai.Config{Endpoint: url, Sleep: sl.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestConnectionError(t *testing.T) {
 		!strings.HasPrefix(driver.Reason(err), "openai request failed: Post \""+url+"/chat/completions\": ") {
 		t.Fatalf("Complete() error = %v", err)
 	}
-	if got := sl.got(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
+	if got := sl.Got(); !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
 		t.Errorf("waits = %v", got)
 	}
 }
@@ -180,8 +181,8 @@ func TestRequestTimeout(t *testing.T) {
 	}))
 	defer hang.Close()
 	defer close(release)
-	sl := &sleeps{}
-	d, err := openai.New(openai.Config{Endpoint: hang.URL + "/v1", Sleep: sl.sleep,
+	sl := &drivertest.Sleeps{}
+	d, err := openai.New(openai.Config{Endpoint: hang.URL + "/v1", Sleep: sl.Sleep,
 		Options: driver.Options{RequestTimeout: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -190,8 +191,8 @@ func TestRequestTimeout(t *testing.T) {
 	if want := "openai request failed: no answer within 20ms (config.request_timeout_secs)"; driver.Reason(err) != want {
 		t.Errorf("reason = %q, want %q", driver.Reason(err), want)
 	}
-	if len(sl.got()) != 0 {
-		t.Errorf("a timeout was retried: %v", sl.got())
+	if len(sl.Got()) != 0 {
+		t.Errorf("a timeout was retried: %v", sl.Got())
 	}
 }
 

@@ -3,39 +3,19 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/driver/internal/drivertest"
 	"github.com/murmur-go/mur/runtime/driver/openai"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
-// sleeps records DRV-4's retry waits instead of sleeping.
-type sleeps struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return ctx.Err()
-}
-
-func (s *sleeps) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
-
-func newDriver(t *testing.T, srv *fake.Server, key string, mod func(*openai.Config)) (*openai.Driver, *sleeps) {
+func newDriver(t *testing.T, srv *fake.Server, key string, mod func(*openai.Config)) (*openai.Driver, *drivertest.Sleeps) {
 	t.Helper()
-	sl := &sleeps{}
-	cfg := openai.Config{Endpoint: srv.URL, APIKey: driver.Secret(key), Credential: "OPENAI_API_KEY", Sleep: sl.sleep}
+	sl := &drivertest.Sleeps{}
+	cfg := openai.Config{Endpoint: srv.URL, APIKey: driver.Secret(key), Credential: "OPENAI_API_KEY", Sleep: sl.Sleep}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -44,13 +24,6 @@ func newDriver(t *testing.T, srv *fake.Server, key string, mod func(*openai.Conf
 		t.Fatalf("New() error = %v", err)
 	}
 	return d, sl
-}
-
-func noFailures(t *testing.T, srv *fake.Server) {
-	t.Helper()
-	if f := srv.Failures(); len(f) > 0 {
-		t.Errorf("fake check failures: %q", f)
-	}
 }
 
 var tools = []driver.ToolSpec{
@@ -105,7 +78,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	if u := r1.Usage; *u.Input != 150 || u.Cached != nil {
 		t.Errorf("turn 1 usage = %+v", u)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	got := srv.Requests()
 	if len(got) != 2 {
 		t.Fatalf("requests = %d, want 2", len(got))
@@ -141,7 +114,7 @@ func TestKeylessAndMaxCompletionTokens(t *testing.T) {
 	if _, err := d.Complete(context.Background(), &driver.Request{Model: "qwen", Messages: []driver.Message{userMsg("hi")}, MaxTokens: 64}); err != nil {
 		t.Fatalf("Complete() error = %v", err)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	chat := srv.Requests()[0].Chat
 	if chat.MaxCompletionTokens == nil || *chat.MaxCompletionTokens != 64 || chat.MaxTokens != nil {
 		t.Errorf("caps = %v %v", chat.MaxTokens, chat.MaxCompletionTokens)
@@ -171,7 +144,7 @@ func TestFinishReasons(t *testing.T) {
 	if err != nil || r.StopReason != "" || r.Text() != "ab" || r.Usage != (driver.Usage{}) {
 		t.Errorf("null finish = %+v, %v", r, err)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 }
 
 // TestInvalidArguments: bad arguments mark the call (DRV-5) and round-trip
@@ -215,7 +188,7 @@ func TestInvalidArguments(t *testing.T) {
 	if _, err := d.Complete(context.Background(), req); err != nil {
 		t.Fatalf("Complete(round trip) error = %v", err)
 	}
-	noFailures(t, srv)
+	drivertest.NoFailures(t, srv)
 	sent := srv.Requests()[1].Chat.Messages[1].ToolCalls
 	if sent[0].Function.Arguments != `{"command": ` || sent[1].Function.Arguments != `["ls"]` || sent[2].Function.Arguments != "{}" {
 		t.Errorf("arguments sent back = %+v", sent)
