@@ -2,15 +2,12 @@ package launcher
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -140,7 +137,7 @@ func assertGone(t *testing.T, outputs ...string) {
 				continue
 			}
 			n++
-			if alive(pid) {
+			if testmur.Alive(pid) {
 				t.Errorf("pid %d is still running", pid)
 			}
 		}
@@ -148,21 +145,6 @@ func assertGone(t *testing.T, outputs ...string) {
 	if n == 0 {
 		t.Errorf("no member pid found to check in %q", outputs)
 	}
-}
-
-// alive reports whether pid is a live process: it exists and is no zombie
-// (an orphan's zombie waits for init to reap it).
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
 // normalize replaces what changes from run to run.

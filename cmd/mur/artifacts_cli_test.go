@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -35,19 +34,7 @@ func (e *artEnv) mur(t *testing.T, dir string, args ...string) (string, string, 
 	cmd := exec.Command(murBin, args...)
 	cmd.Dir = filepath.Join(e.root, dir)
 	cmd.Env = append(os.Environ(), "MURMUR_HOME="+e.home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	code := 0
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	default:
-		t.Fatalf("run mur %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	return testmur.Exec(t, cmd)
 }
 
 // write creates files under root (slash path → content; a trailing '*'

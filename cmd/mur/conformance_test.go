@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // runConformanceBin runs the real binary: `mur conformance <args>`.
@@ -29,17 +29,7 @@ func runConformanceBin(t *testing.T, args ...string) (stdout, stderr string, cod
 	t.Helper()
 	cmd := exec.Command(murBin, append([]string{"conformance"}, args...)...)
 	cmd.Env = append(os.Environ(), "MURMUR_HOME="+t.TempDir())
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run mur conformance: %v", err)
-	}
-	return out.String(), errb.String(), code
+	return testmur.Exec(t, cmd)
 }
 
 // Usage errors exit 2 with the README's two lines (Output contract).

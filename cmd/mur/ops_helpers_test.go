@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 )
@@ -41,18 +41,7 @@ func (e *opsEnv) run(t *testing.T, args ...string) (stdout, stderr string, code 
 	cmd := exec.Command(murBin, args...)
 	cmd.Dir = e.workdir
 	cmd.Env = append(os.Environ(), "MURMUR_HOME="+e.home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	default:
-		t.Fatalf("run mur %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	return testmur.Exec(t, cmd)
 }
 
 // addTrace copies a trace fixture into session ses's records directory.

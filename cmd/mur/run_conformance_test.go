@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/conformance"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // conformingCapsule is a scripted capsule whose door serves many tasks: a
@@ -155,14 +156,5 @@ func runMur(t *testing.T, e *runEnv, args ...string) (stdout, stderr string, cod
 	t.Helper()
 	cmd := e.command()
 	cmd.Args = append([]string{murBin}, args...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		if ee, ok := err.(interface{ ExitCode() int }); ok {
-			return out.String(), errb.String(), ee.ExitCode()
-		}
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), 0
+	return testmur.Exec(t, cmd)
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // runEnv is one process test of `mur run`: a MURMUR_HOME and a capsule dir.
@@ -58,17 +60,7 @@ func (e *runEnv) command(args ...string) *exec.Cmd {
 // run runs mur run to its end.
 func (e *runEnv) run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := e.command(args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code = 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return testmur.Exec(t, e.command(args...))
 }
 
 // runProc is a mur run started in the background.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -85,7 +86,7 @@ func startHandMember(t *testing.T, w *world, frm, name, capsule, sha string, pub
 	cmd.Env = append(w.env(), "MURMUR_FORMATION_ID="+frm, "MURMUR_FORMATION_CHANNEL=3", "MURMUR_FORMATION_LIFELINE=4")
 	cmd.ExtraFiles = []*os.File{chR, lifeR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var errb lockedBuffer
+	var errb testmur.Buffer
 	cmd.Stderr = &errb
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // writeRoster writes roster.yaml into the world's directory dir.
@@ -145,7 +146,7 @@ func TestPeerFailsReadiness(t *testing.T) {
 	}
 	for _, s := range m[1:] {
 		pid, _ := strconv.Atoi(s)
-		if alive(pid) {
+		if testmur.Alive(pid) {
 			t.Errorf("pid %d survived the refused launch", pid)
 		}
 	}

@@ -2,17 +2,12 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,15 +37,7 @@ func newWorld(t testing.TB) *world {
 	return w
 }
 
-func (w *world) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MURMUR_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "MURMUR_HOME="+w.home)
-}
+func (w *world) env() []string { return testmur.Env(w.home) }
 
 // run runs mur in dir (relative to the world's directory) to completion.
 func (w *world) run(t testing.TB, dir string, args ...string) (stdout, stderr string, code int) {
@@ -58,25 +45,14 @@ func (w *world) run(t testing.TB, dir string, args ...string) (stdout, stderr st
 	cmd := exec.Command(mur, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
 	cmd.Env = w.env()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	default:
-		t.Fatalf("mur %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	return testmur.Exec(t, cmd)
 }
 
 // launch is a `mur run --roster … --json` running in the background.
 type launch struct {
 	cmd    *exec.Cmd
 	lines  chan string // stdout lines, in order; closed at EOF
-	stderr *lockedBuffer
+	stderr *testmur.Buffer
 	done   chan struct{} // closed once the launcher is reaped
 	err    error
 }
@@ -86,7 +62,7 @@ func (w *world) start(t testing.TB, dir string, args ...string) *launch {
 	cmd := exec.Command(mur, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
 	cmd.Env = w.env()
-	l := &launch{cmd: cmd, lines: make(chan string, 16), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	l := &launch{cmd: cmd, lines: make(chan string, 16), stderr: &testmur.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = l.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -135,23 +111,6 @@ func (l *launch) wait() int {
 	return 0
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // formationLine is FCLI-1's line.
 type formationLine struct {
 	Entry       string `json:"entry"`
@@ -186,20 +145,6 @@ func decode[T any](t testing.TB, line string) T {
 	return v
 }
 
-// alive reports whether pid is a live process (a zombie is not).
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
-}
-
 // goneWithin polls until every pid is gone or d has passed, then reports
 // the pids still alive. LIFE-5 bounds a formation's end at 30 s; there is no
 // event for a foreign process's exit, so it is looked at again and again.
@@ -210,7 +155,7 @@ func goneWithin(d time.Duration, pids ...int) []int {
 	for {
 		var left []int
 		for _, p := range pids {
-			if alive(p) {
+			if testmur.Alive(p) {
 				left = append(left, p)
 			}
 		}

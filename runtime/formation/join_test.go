@@ -16,28 +16,13 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 const hint046 = "\n  hint: launch the formation with mur run --roster, or unset these variables to run this capsule on its own\n"
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
-}
-
-// pipe returns a fresh read-end fd number the Member may own, and the write end.
-func pipe(t *testing.T) (int, *os.File) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := syscall.Dup(int(r.Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	t.Cleanup(func() { w.Close() })
-	return fd, w
 }
 
 type launch struct {
@@ -93,7 +78,7 @@ func TestJoinRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer regular.Close()
-	_, wEnd := pipe(t)
+	_, wEnd := testmur.Pipe(t)
 	dir, err := os.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +187,7 @@ func TestJoinFirstLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fd, w := pipe(t)
+			fd, w := testmur.Pipe(t)
 			tt.feed(t, w)
 			m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(fd)}), short)
 			if m != nil {
@@ -220,8 +205,8 @@ func TestJoinFirstLine(t *testing.T) {
 // lookup (CHAN-3, CHAN-5) and the lifeline (LIFE-1).
 func TestJoinMember(t *testing.T) {
 	l := newLaunch(t)
-	chFD, chW := pipe(t)
-	lifeFD, lifeW := pipe(t)
+	chFD, chW := testmur.Pipe(t)
+	lifeFD, lifeW := testmur.Pipe(t)
 	write(t, chW, l.line(t))
 	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
 	if err != nil {
@@ -296,8 +281,8 @@ func TestJoinHandStarted(t *testing.T) {
 
 func TestCloseStopsReaders(t *testing.T) {
 	l := newLaunch(t)
-	chFD, chW := pipe(t)
-	lifeFD, _ := pipe(t)
+	chFD, chW := testmur.Pipe(t)
+	lifeFD, _ := testmur.Pipe(t)
 	write(t, chW, l.line(t))
 	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
 	if err != nil {

@@ -5,31 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
 )
-
-// memberPipe returns a read-end fd this process may hand to Join, and the
-// write end the test holds as the launcher would.
-func memberPipe(t *testing.T) (int, *os.File) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := syscall.Dup(int(r.Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	t.Cleanup(func() { w.Close() })
-	return fd, w
-}
 
 func TestFormationLifelineEnds_LIFE3_TRC1(t *testing.T) {
 	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, ""), "script_version: 1\nrules: []\n")
@@ -38,8 +20,8 @@ func TestFormationLifelineEnds_LIFE3_TRC1(t *testing.T) {
 		t.Fatal(err)
 	}
 	frm := a2a.NewID(a2a.PrefixFormation)
-	chFD, chW := memberPipe(t)
-	lifeFD, lifeW := memberPipe(t)
+	chFD, chW := testmur.Pipe(t)
+	lifeFD, lifeW := testmur.Pipe(t)
 	line, _ := json.Marshal(map[string]any{"type": "credentials", "formation_id": frm, "member": "worker",
 		"verify_key": base64.RawURLEncoding.EncodeToString(pub), "launcher": map[string]any{"pid": 1, "process_start": "1"},
 		"callees": []string{}, "tokens": map[string]string{}})

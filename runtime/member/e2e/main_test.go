@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,15 +43,7 @@ func newProject(t testing.TB) *project {
 }
 
 // environ is the test's environment without MURMUR_* plus MURMUR_HOME and p.env.
-func (p *project) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MURMUR_") {
-			env = append(env, kv)
-		}
-	}
-	return append(append(env, "MURMUR_HOME="+p.home), p.env...)
-}
+func (p *project) environ() []string { return testmur.Env(p.home, p.env...) }
 
 // write writes a file under the project directory.
 func (p *project) write(t testing.TB, rel, text string) {
@@ -180,7 +171,7 @@ type launch struct {
 	p      *project
 	cmd    *exec.Cmd
 	lines  chan string
-	stderr lockedBuffer
+	stderr testmur.Buffer
 	done   chan struct{}
 	err    error
 	form   formationLine
@@ -301,23 +292,6 @@ func inSession(sid int) []string {
 		}
 	}
 	return out
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // want compares got with want, showing both in full.
