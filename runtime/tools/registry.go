@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -46,14 +47,23 @@ type Artifact interface {
 
 // Registry is one session's evaluation of tools.md §1: staging, the inventory
 // sent to the model, session_start.tools_declared and dispatch all read it
-// (tools.md §17). It is immutable after Build.
+// (tools.md §17). After Build only pull-artifact and remove-artifact change
+// it (AddPulled, RemovePulled; PULL-3, RMA-1); the loop picks their changes
+// up with Refresh before its next inference call. Safe for concurrent use.
 type Registry struct {
+	mu        sync.Mutex
 	inventory []Tool
 	runtime   map[string]Tool // staged tools 2–12
 	native    map[string]Artifact
 	shell     map[string]Tool
 	skill     map[string]Artifact
 	granted   map[string]bool // tools 2–12 granted but not answered by this build
+
+	declared map[string]string   // tool name → full name, artifacts murmur.yaml declares
+	pulled   map[string]string   // tool name → full name, artifacts this session pulled
+	removed  map[string]bool     // tool names remove-artifact took out (RMA-3)
+	dirty    bool                // a pull or removal since the last Refresh
+	sent     map[string]struct{} // the names the last Refresh (or Build) handed out
 }
 
 // Build evaluates the grants once (STAGE-1..8). A shell entry named like a
@@ -63,6 +73,7 @@ func Build(cfg Config) (*Registry, []*diag.Diagnostic) {
 	r := &Registry{
 		runtime: map[string]Tool{}, native: map[string]Artifact{},
 		shell: map[string]Tool{}, skill: map[string]Artifact{}, granted: map[string]bool{},
+		declared: map[string]string{}, pulled: map[string]string{}, removed: map[string]bool{},
 	}
 	var warns []*diag.Diagnostic
 	taken := map[string]bool{}
@@ -72,6 +83,7 @@ func Build(cfg Config) (*Registry, []*diag.Diagnostic) {
 			continue
 		}
 		taken[s.Name] = true
+		r.declared[s.Name] = fullName(a)
 		r.inventory = append(r.inventory, a)
 		if s.Kind == KindSkill {
 			r.skill[s.Name] = a
@@ -104,6 +116,7 @@ func Build(cfg Config) (*Registry, []*diag.Diagnostic) {
 		r.runtime[name] = t
 		r.inventory = append(r.inventory, t)
 	}
+	r.sent = r.namesLocked()
 	return r, warns
 }
 
@@ -129,6 +142,8 @@ func granted(g Grants, name string) bool {
 // Inventory is the tools sent to the model, in order: artifacts (manifest
 // order), shell binaries (allow order), then tools 2–12 (§1 order).
 func (r *Registry) Inventory() []Spec {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := make([]Spec, len(r.inventory))
 	for i, t := range r.inventory {
 		out[i] = t.Spec()
@@ -138,6 +153,8 @@ func (r *Registry) Inventory() []Spec {
 
 // Declared is session_start.tools_declared: the inventory's names (STAGE-3).
 func (r *Registry) Declared() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := make([]string, len(r.inventory))
 	for i, t := range r.inventory {
 		out[i] = t.Spec().Name
@@ -146,8 +163,11 @@ func (r *Registry) Declared() []string {
 }
 
 // Lookup resolves a call's tool name by STAGE-8's precedence. When no tool
-// answers, refusal is the unfenced error text (TOOL-4, LOOP-9).
+// answers, refusal is the unfenced error text (TOOL-4, LOOP-9; RMA-3 for a
+// tool remove-artifact took out, from the moment it did).
 func (r *Registry) Lookup(name string) (t Tool, refusal string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if t, ok := r.runtime[name]; ok {
 		return t, ""
 	}
@@ -156,6 +176,9 @@ func (r *Registry) Lookup(name string) (t Tool, refusal string) {
 			return nil, NotSupported(name)
 		}
 		return nil, NotStaged(name)
+	}
+	if r.removed[name] {
+		return nil, Removed(name)
 	}
 	if a, ok := r.native[name]; ok {
 		return a, ""
@@ -200,6 +223,8 @@ type stagedManifest struct {
 // inventory entry: artifacts' own manifests first, then the runtime-provided
 // ones (STAGE-1, STAGE-2, STORE-8). Nothing is written for an absent grant.
 func (r *Registry) Stage(runtimeDir string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var arts, rest []Tool
 	for _, t := range r.inventory {
 		if _, ok := t.(Artifact); ok {
