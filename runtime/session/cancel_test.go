@@ -20,7 +20,11 @@ func blockingDriver(started chan<- struct{}) *fakeDriver {
 	}}
 }
 
-func TestCancelDuringInference_LOOP16(t *testing.T) {
+// cancelInInference runs a sleeping queue capsule whose one task is
+// canceled by CancelTask while its inference call blocks, then stops the
+// session by signal; it returns the session, the task and Run's result.
+func cancelInInference(t *testing.T) (*Session, a2a.Task, Result) {
+	t.Helper()
 	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, ""), "script_version: 1\nrules: []\n")
 	l := prepareIn(t, dir, nil, func(o *Options) { o.Acceptance, o.AfterTask = "queue", "sleep" })
 	started := make(chan struct{}, 1) // buffered: one call
@@ -37,7 +41,11 @@ func TestCancelDuringInference_LOOP16(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Stop(BySignal)
-	res := <-done
+	return s, tk, <-done
+}
+
+func TestCancelDuringInference_LOOP16(t *testing.T) {
+	s, tk, res := cancelInInference(t)
 	if res.ExitStatus != StatusOK {
 		t.Errorf("exit status = %q: a task cancelled by CancelTask on a sleeping capsule does not decide", res.ExitStatus)
 	}

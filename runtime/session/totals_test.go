@@ -3,9 +3,6 @@ package session
 import (
 	"fmt"
 	"testing"
-
-	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
 )
 
 // checkTotals is TRACE-4: session_end's totals are the sums of the task_end
@@ -60,23 +57,7 @@ rules:
 // TestTotalsAfterCancelInInference_TRACE4: a call dropped by a cancel
 // writes no inference line and counts no turn.
 func TestTotalsAfterCancelInInference_TRACE4(t *testing.T) {
-	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, ""), "script_version: 1\nrules: []\n")
-	l := prepareIn(t, dir, nil, func(o *Options) { o.Acceptance, o.AfterTask = "queue", "sleep" })
-	started := make(chan struct{}, 1) // buffered: one call
-	l.Drivers["primary"] = blockingDriver(started)
-	s := startIn(t, l, nil, nil)
-	done := make(chan Result, 1) // buffered: Run's goroutine never blocks
-	go func() { done <- s.Run() }()
-	tk, _, err := s.Registry().Send(task.SendRequest{Prov: task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("wait")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-started
-	if _, err := s.Registry().Cancel(task.Caller{}, tk.ID); err != nil {
-		t.Fatal(err)
-	}
-	s.Stop(BySignal)
-	<-done
+	s, _, _ := cancelInInference(t)
 	recs := readTrace(t, s)
 	if te := ofType(recs, "task_end"); len(te) != 1 || te[0].Fields["turns"] != float64(0) {
 		t.Errorf("task_end = %v, want turns 0", te)
