@@ -204,7 +204,8 @@ func (td *testDoor) post(token, body string, hdr ...string) reply {
 	return td.do(http.MethodPost, "/", token, body, hdr...)
 }
 
-func (td *testDoor) do(method, path, token, body string, hdr ...string) reply {
+// request builds a request to path with post's headers and token rules.
+func (td *testDoor) request(method, path, token, body string, hdr ...string) *http.Request {
 	td.t.Helper()
 	req, err := http.NewRequest(method, td.url+path, strings.NewReader(body))
 	if err != nil {
@@ -224,7 +225,12 @@ func (td *testDoor) do(method, path, token, body string, hdr ...string) reply {
 		}
 		req.Header.Add(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return req
+}
+
+func (td *testDoor) do(method, path, token, body string, hdr ...string) reply {
+	td.t.Helper()
+	resp, err := http.DefaultClient.Do(td.request(method, path, token, body, hdr...))
 	if err != nil {
 		td.t.Fatalf("%s %s: %v", method, path, err)
 	}

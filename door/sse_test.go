@@ -14,24 +14,11 @@ import (
 	"github.com/murmur-go/mur/internal/task"
 )
 
-// openStream posts body and returns the response of a stream, which must
-// carry the SSE-1 headers.
+// openStream posts body (headers as post) and returns the response of a
+// stream, which must carry the SSE-1 headers.
 func (td *testDoor) openStream(token, body string, hdr ...string) (*http.Response, *bufio.Reader) {
 	td.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, td.url, strings.NewReader(body))
-	if err != nil {
-		td.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Version", "1.0")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for _, h := range hdr {
-		k, v, _ := strings.Cut(h, ":")
-		req.Header.Add(k, strings.TrimSpace(v))
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(td.request(http.MethodPost, "", token, body, hdr...))
 	if err != nil {
 		td.t.Fatal(err)
 	}
