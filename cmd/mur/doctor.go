@@ -173,7 +173,7 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 	if d := m.Lifecycle.GraceWarning(); d != nil {
 		r.warnings = append(r.warnings, d)
 	}
-	if !loopbackBind(bind) && m.Network.Authentication == nil {
+	if !isLoopback(bind) && m.Network.Authentication == nil {
 		r.warnings = append(r.warnings, diag.SecOpenDoor(bind))
 	}
 }
@@ -211,14 +211,6 @@ func (r *doctorReport) checkDoor(addr string, port int) {
 	}
 	ln.Close()
 	r.pass(check)
-}
-
-func loopbackBind(addr string) bool {
-	if addr == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(addr)
-	return ip != nil && ip.IsLoopback()
 }
 
 // doctorErrText is an error's OS text, without the operation and path prefixes.

@@ -282,6 +282,8 @@ func doorURL(bind string, addr *net.TCPAddr) string {
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
 }
 
+// isLoopback reports whether a --bind address is loopback (localhost or a
+// loopback IP): a door bound elsewhere needs authentication (mur run, doctor).
 func isLoopback(addr string) bool {
 	if addr == "localhost" {
 		return true
