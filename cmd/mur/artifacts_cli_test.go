@@ -20,10 +20,7 @@ type artEnv struct {
 
 func newArtEnv(t *testing.T) *artEnv {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	return &artEnv{root: root, home: filepath.Join(root, "murmur-home")}
 }
 

@@ -23,10 +23,7 @@ type opsEnv struct {
 
 func newOpsEnv(t *testing.T) *opsEnv {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	e := &opsEnv{home: filepath.Join(root, "murmur-home"), workdir: filepath.Join(root, "work")}
 	if err := os.MkdirAll(e.workdir, 0o700); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -97,4 +98,16 @@ func Pipe(t testing.TB) (int, *os.File) {
 	r.Close()
 	t.Cleanup(func() { w.Close() })
 	return fd, w
+}
+
+// TempDir is t.TempDir with every symlink resolved: the form records and
+// running records key a workdir by (SES-3), so paths the test builds under
+// it match the ones mur writes.
+func TempDir(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

@@ -3,6 +3,7 @@ package testmur
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -84,5 +85,17 @@ func TestPipe(t *testing.T) {
 	buf := make([]byte, 2)
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "hi" {
 		t.Errorf("read %q, %v; want \"hi\"", buf[:n], err)
+	}
+}
+
+func TestTempDir(t *testing.T) {
+	t.Parallel()
+	dir := TempDir(t)
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil || resolved != dir || !filepath.IsAbs(dir) {
+		t.Errorf("TempDir() = %q, resolved %q, %v; want an absolute path with no symlink", dir, resolved, err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("TempDir() %q is no directory: %v", dir, err)
 	}
 }

@@ -26,10 +26,7 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	w := &world{home: filepath.Join(root, "home"), dir: filepath.Join(root, "work")}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		t.Fatal(err)

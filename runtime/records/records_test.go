@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // sesAt returns a session id minted at t (UUIDv7 layout), n telling apart
@@ -41,10 +42,7 @@ func TestHome(t *testing.T) {
 // absolute, symlinks resolved, without its leading "/".
 func TestDirResolvesSymlinksSES3(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	real := filepath.Join(root, "real", "proj")
 	mkdir(t, real)
 	link := filepath.Join(root, "link")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/running"
 )
 
@@ -19,12 +20,10 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	f := &fixture{home: filepath.Join(root, "home"), workdir: filepath.Join(root, "proj")}
 	mkdir(t, f.workdir)
+	var err error
 	if f.group, err = GroupDir(f.home, f.workdir); err != nil {
 		t.Fatal(err)
 	}

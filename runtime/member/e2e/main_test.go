@@ -31,10 +31,7 @@ type project struct {
 
 func newProject(t testing.TB) *project {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testmur.TempDir(t)
 	p := &project{dir: filepath.Join(root, "studio"), home: filepath.Join(root, "home")}
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		t.Fatal(err)
