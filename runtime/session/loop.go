@@ -73,6 +73,7 @@ func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
 		_, _ = s.tr.Write("control_applied", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
 			trace.F{K: "name", V: "inference.driver"}, trace.F{K: "value", V: block.Name}, trace.F{K: "change_id", V: changeID})
 	}
+	t.refreshTools(turn)
 	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens}
 	if e, refused := t.admit(d, req, turn); refused {
 		return nil, e, false

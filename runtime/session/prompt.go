@@ -77,8 +77,8 @@ func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string)
 }
 
 // systemPrompt renders LOOP-6's system prompt: the [Capsule] block, then a
-// blank line and the resolved prompt (if any), then the plan guidance when
-// submit-plan exists (STAGE-4; not built: submit-plan is never staged here).
+// blank line and the resolved prompt (if any); buildTools appends the plan
+// guidance after a blank line when submit-plan exists (STAGE-4).
 func systemPrompt(name, version, ses, url, workdir, prompt string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Capsule]\nname: %s\nversion: %s\nsession: %s\ndoor: %s\nworkdir: %s", name, version, ses, url, workdir)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
-	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/tools"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -18,8 +17,9 @@ import (
 type ToolImpls func(s *Session) map[string]tools.Tool
 
 // buildTools evaluates tools.md §1 once (tools.md §17): shell binaries,
-// background-command, session-status, switch-driver and the declared
-// artifacts, for staging, the inventory, tools_declared and dispatch.
+// background-command, session-status, switch-driver, submit-plan,
+// pull-artifact, remove-artifact and the declared artifacts, for staging,
+// the inventory, tools_declared and dispatch.
 func (s *Session) buildTools() {
 	m := s.m
 	var strip, baseline, allow []string
@@ -45,6 +45,9 @@ func (s *Session) buildTools() {
 		tools.NameSessionStatus:     tools.SessionStatus(func(*tools.CallContext) tools.StatusSnapshot { return s.statusSnapshot(s.runningTask()) }),
 		tools.NameBackgroundCommand: tools.Background(s.works),
 		tools.NameSwitchDriver:      tools.SwitchDriver(s.choices.toolChoices(), s.choices),
+	}
+	for name, t := range s.planAndInstall() {
+		impl[name] = t
 	}
 	if s.l.Impls != nil {
 		for name, t := range s.l.Impls(s) {
@@ -75,8 +78,9 @@ func (s *Session) buildTools() {
 		Shell:     s.shell,
 		Impl:      impl,
 	})
-	for _, sp := range s.tools.Inventory() {
-		s.specs = append(s.specs, driver.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
+	s.specs = driverSpecs(s.tools.Inventory())
+	if s.tools.Staged(tools.NameSubmitPlan) { // STAGE-4
+		s.system += "\n\n" + tools.PlanGuidance
 	}
 }
 

@@ -1,0 +1,69 @@
+package session
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// planAndInstall builds submit-plan (tools.md §14) and, under
+// capabilities.install, pull-artifact and remove-artifact (tools.md §9); the
+// registry stages each only where its grant exists. Pulls read the project
+// store, then the global store; murmur.lock pins them unless the session
+// runs the store form, which never touches the lock (STORE-5).
+func (s *Session) planAndInstall() map[string]tools.Tool {
+	reg := func() *tools.Registry { return s.tools }
+	out := map[string]tools.Tool{
+		tools.NameSubmitPlan: tools.SubmitPlan(tools.PlanConfig{Registry: reg, Shell: s.shell,
+			PlansDir: filepath.Join(s.runtimeDir, "plans"), Now: s.now}),
+	}
+	g := s.m.Capabilities.Install
+	if g == nil {
+		return out
+	}
+	lockDir := s.l.Project
+	if s.l.Opts.StoreName != "" {
+		lockDir = ""
+	}
+	in := tools.NewInstaller(tools.InstallConfig{
+		Grant: *g, Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, LockDir: lockDir,
+		RuntimeDir: s.runtimeDir, Workdir: s.workdir, Env: s.env, SessionID: s.id, Registry: reg,
+	})
+	out[tools.NamePullArtifact] = in.Pull()
+	out[tools.NameRemoveArtifact] = in.Remove()
+	return out
+}
+
+// driverSpecs is the inventory as the driver sends it.
+func driverSpecs(inv []tools.Spec) []driver.ToolSpec {
+	out := make([]driver.ToolSpec, 0, len(inv))
+	for _, sp := range inv {
+		out = append(out, driver.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})
+	}
+	return out
+}
+
+// refreshTools runs before each inference call: once pull-artifact or
+// remove-artifact changed the inventory, the call sends the new one, whatever
+// inference.tool_refresh says, and tools_refreshed is written first (PULL-3,
+// PULL-6, RMA-3, REC-4).
+func (t *taskRun) refreshTools(turn int) {
+	s := t.s
+	added, removed, inv, changed := s.tools.Refresh()
+	if !changed {
+		return
+	}
+	s.specs = driverSpecs(inv)
+	names := make([]string, 0, len(inv))
+	for _, sp := range inv {
+		names = append(names, sp.Name)
+	}
+	slices.Sort(names)
+	_, _ = s.tr.Write("tools_refreshed", trace.F{K: "trigger", V: "agent"}, trace.F{K: "added", V: added},
+		trace.F{K: "removed", V: removed}, trace.F{K: "tools", V: names}, trace.F{K: "turn", V: turn},
+		trace.F{K: "task_id", V: t.id})
+}
