@@ -10,6 +10,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 func mint(t *testing.T, priv ed25519.PrivateKey, c credential.Claims) string {
@@ -46,7 +47,7 @@ func alter(tok string) string {
 
 // TestFormationTokens_GO5_CRED5 runs every door outcome of a formation token.
 func TestFormationTokens_GO5_CRED5(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testmur.Buffer{}
 	f, priv := newFormation(t, "worker")
 	td := startDoor(t, opts{auth: true, peerTasks: true, formation: f, noExecutor: true, logs: logs})
 	lead := mint(t, priv, credential.MemberClaims(f.ID, "lead", "worker"))

@@ -19,6 +19,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 const testSession = "ses_019f01a940ce7761854e768ecbe3d399"
@@ -35,7 +36,7 @@ type opts struct {
 	heartbeat  time.Duration // 0: DefaultHeartbeat
 	noExecutor bool
 	immediate  bool // the executor completes every task at once, whatever its text
-	logs       *syncBuffer
+	logs       *testmur.Buffer
 }
 
 // testDoor is a door served on a real loopback listener, with an executor
@@ -320,24 +321,6 @@ func sseEvents(t *testing.T, r io.Reader) []string {
 		t.Errorf("stream ended inside an event: %q", cur.String())
 	}
 	return out
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newFormation(t testing.TB, member string) (*Formation, ed25519.PrivateKey) {
