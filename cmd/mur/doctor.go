@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -58,7 +59,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	if !ok {
 		return fail(env, "doctor", diag.IONotFound(filepath.Join(cwd, manifest.FileName)))
 	}
-	home, err := store.Home(env.Getenv)
+	home, err := records.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "doctor", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
-	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/records"
 )
 
 // doctorFormationDir runs `mur doctor` in a formation directory (formations.md
@@ -46,7 +46,7 @@ func doctorRosterBlock(ctx context.Context, env *Env, dir string) (errs, warns i
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	home, err := store.Home(env.Getenv)
+	home, err := records.Home(env.Getenv)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "error: %s\n", err)
 		return 1, 0, nil, nil

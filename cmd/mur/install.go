@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -74,7 +75,7 @@ func runInstall(ctx context.Context, env *Env, args []string) int {
 // cwdStores locates the stores for a command run in the current directory
 // (STORE-2): the nearest project at or above it, and $MURMUR_HOME.
 func cwdStores(env *Env) (store.Stores, error) {
-	home, err := store.Home(env.Getenv)
+	home, err := records.Home(env.Getenv)
 	if err != nil {
 		return store.Stores{}, err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
-	"github.com/murmur-go/mur/runtime/store"
 )
 
 const runRosterUsage = `Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
@@ -168,7 +168,7 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "run", err)
 	}
-	home, err := store.Home(env.Getenv)
+	home, err := records.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "run", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tools"
 )
@@ -19,7 +20,7 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 	if len(m.Artifacts) == 0 {
 		return nil
 	}
-	home, err := store.Home(l.Opts.Getenv)
+	home, err := records.Home(l.Opts.Getenv)
 	if err != nil {
 		return err
 	}

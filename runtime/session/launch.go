@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/formation"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tools"
 )
@@ -170,7 +171,7 @@ func (l *Launch) locate() (path string, resolved *store.Resolved, err error) {
 	if l.Project == "" {
 		l.Project, _ = store.FindProject(o.Cwd)
 	}
-	home, err := store.Home(o.Getenv)
+	home, err := records.Home(o.Getenv)
 	if err != nil {
 		return "", nil, err
 	}

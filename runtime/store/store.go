@@ -73,21 +73,6 @@ func (s Stores) scopes() []Scope {
 	return []Scope{ScopeProject, ScopeGlobal}
 }
 
-// Home is $MURMUR_HOME, defaulting to ~/.murmur (capsule.md intro).
-func Home(getenv func(string) string) (string, error) {
-	if h := getenv("MURMUR_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find the home directory for $MURMUR_HOME: %w", err)
-		}
-	}
-	return filepath.Join(home, ".murmur"), nil
-}
-
 // FindProject is STORE-2's <project> for a command run in cwd: the nearest
 // directory at or above cwd holding murmur.yaml or roster.yaml.
 func FindProject(cwd string) (string, bool) {

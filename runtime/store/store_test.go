@@ -260,13 +260,3 @@ func TestFindProject(t *testing.T) {
 }
 
 // TestHome is $MURMUR_HOME, else ~/.murmur.
-func TestHome(t *testing.T) {
-	t.Parallel()
-	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if h, err := Home(get(map[string]string{"MURMUR_HOME": "/tmp/mh", "HOME": "/home/u"})); err != nil || h != "/tmp/mh" {
-		t.Errorf("Home(MURMUR_HOME) = %q, %v", h, err)
-	}
-	if h, err := Home(get(map[string]string{"HOME": "/home/u"})); err != nil || h != "/home/u/.murmur" {
-		t.Errorf("Home(HOME) = %q, %v", h, err)
-	}
-}
