@@ -137,7 +137,7 @@ func assertGone(t *testing.T, outputs ...string) {
 				continue
 			}
 			n++
-			if testmur.Alive(pid) {
+			if !testmur.Gone(pid) {
 				t.Errorf("pid %d is still running", pid)
 			}
 		}

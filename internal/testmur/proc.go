@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Exec runs cmd to its end, capturing its stdout and stderr (cmd's own
@@ -79,6 +80,22 @@ func Alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// Gone reports whether pid is no live process within 10 s: a SIGKILL is
+// delivered when the killed process next runs, which on a loaded machine may
+// be a moment after kill(2) returned.
+func Gone(pid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for Alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+	return true
 }
 
 // Pipe returns a fresh descriptor number for a pipe's read end, which this

@@ -146,7 +146,7 @@ func TestPeerFailsReadiness(t *testing.T) {
 	}
 	for _, s := range m[1:] {
 		pid, _ := strconv.Atoi(s)
-		if testmur.Alive(pid) {
+		if !testmur.Gone(pid) {
 			t.Errorf("pid %d survived the refused launch", pid)
 		}
 	}
