@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+)
+
+// murBin is the real mur binary, built once by TestMain.
+var murBin string
+
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &murBin)) }
+
+// capsule is one test's capsule directory (its <project>) and MURMUR_HOME,
+// symlinks resolved.
+type capsule struct{ dir, home string }
+
+func newCapsule(t *testing.T, manifest, script string) *capsule {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &capsule{dir: filepath.Join(root, "capsule"), home: filepath.Join(root, "home")}
+	c.write(t, "murmur.yaml", manifest)
+	c.write(t, "script.yaml", script)
+	return c
+}
+
+// write writes a file under the capsule directory.
+func (c *capsule) write(t *testing.T, rel, text string) {
+	t.Helper()
+	path := filepath.Join(c.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// command is mur with args, in the capsule directory, in a session of its
+// own so that every process it starts can be found (noneLeft).
+func (c *capsule) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(murBin, args...)
+	cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
+// installGlobal writes a native tool's source (run.sh echoes its input) and
+// installs it with mur install -g (capsule.md CLI-6).
+func (c *capsule) installGlobal(t *testing.T, name, version string) {
+	t.Helper()
+	src := filepath.Join(filepath.Dir(c.dir), "src", name+"-"+version)
+	for rel, body := range map[string]string{
+		"murmur.yaml": "name: " + name + "\nversion: \"" + version + "\"\nruntime: tool\nimplementation: native\n" +
+			"description: Edits one file.\ncommand: run.sh\ninput_schema:\n  type: object\n  properties:\n    path: {type: string}\n  required: [path]\n",
+		"run.sh": "#!/bin/sh\necho \"edited $(cat)\"\n",
+	} {
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, rel), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(murBin, "install", "-g", src)
+	cmd.Dir, cmd.Env = filepath.Dir(src), testmur.Env(c.home)
+	if out, errOut, code := testmur.Exec(t, cmd); code != 0 {
+		t.Fatalf("mur install -g %s = %d\n%s%s", src, code, out, errOut)
+	}
+}
+
+// readiness is mur run's --json line (capsule.md CLI-4).
+type readiness struct {
+	PID        int    `json:"pid"`
+	RecordsDir string `json:"records_dir"`
+	SessionID  string `json:"session_id"`
+	Workdir    string `json:"workdir"`
+}
+
+// run runs `mur run --json --task task` to its end and proves it left no
+// process behind.
+func (c *capsule) run(t *testing.T, task string) (r readiness, stderr string, code int) {
+	t.Helper()
+	cmd := c.command("run", "--json", "--task", task)
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("readiness line %q (exit %d, stderr %s): %v", stdout, code, stderr, err)
+	}
+	return r, stderr, code
+}
+
+// runtimeDir is the session's runtime directory (SES-3).
+func (r readiness) runtimeDir() string { return filepath.Join(r.Workdir, ".murmur", r.SessionID) }
+
+// records reads a session's trace.jsonl.
+func records(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// ofType keeps the records of type typ.
+func ofType(recs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range recs {
+		if r["event_type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// index is the position of the record with event id id.
+func index(recs []map[string]any, id any) int {
+	for i, r := range recs {
+		if r["event_id"] == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// call is one tool_call: the tool, what the model got (trace.capture:
+// content) and its status.
+type call struct{ tool, output, status string }
+
+func calls(recs []map[string]any) []call {
+	var out []call
+	for _, r := range ofType(recs, "tool_call") {
+		o, _ := r["output"].(string)
+		out = append(out, call{tool: r["tool_name"].(string), output: o, status: r["status"].(string)})
+	}
+	return out
+}
+
+// blob reads the body behind a TRACE-5 hash (trace.capture: content).
+func blob(t *testing.T, dir string, sha any) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "blobs", fmt.Sprint(sha)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noneLeft fails unless no live process remains in session sid: mur's
+// children (native tools, plan shell steps) are gone once it has exited.
+func noneLeft(t *testing.T, sid int) {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
+		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && testmur.Alive(pid) {
+			t.Errorf("process left behind in mur's session: %s", b[:i+1])
+		}
+	}
+}
+
+// exitCode reads a finished command's exit code.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
