@@ -144,7 +144,7 @@ func TestPullFromGlobalStore_PULL3(t *testing.T) {
 
 func TestPullNewestFittingAndNotes_PULL2_PULL3(t *testing.T) {
 	g := toolsGrant
-	g.From = []string{"stores", "sources", "registry"}
+	g.From = []string{"stores", "sources", "registry", "stores"}
 	f := newPullFix(t, g)
 	f.install(t, "tool-edit", "1.9.0", "tool", store.ScopeGlobal, "")
 	f.install(t, "tool-edit", "1.10.0", "tool", store.ScopeProject, "")
@@ -154,6 +154,12 @@ func TestPullNewestFittingAndNotes_PULL2_PULL3(t *testing.T) {
 		`"'registry': not a place this mur can consult"],"runtime":"tool","tool_name":"tool-edit","version":"1.10.0"}`
 	if res.IsError() || res.Data != want {
 		t.Errorf("data = %s\nwant %s", res.Data, want)
+	}
+	res = f.call(t, NamePullArtifact, "murmur/absent")
+	want = "not-found: no allowed place holds murmur/absent (looked in: project store, global store); " +
+		"sources: the scope's GitHub source is not consulted by this build; 'registry': not a place this mur can consult"
+	if !res.Refused || res.Data != want {
+		t.Errorf("refusal = %q\nwant %q", res.Data, want)
 	}
 }
 

@@ -41,7 +41,12 @@ func (in *Installer) places() ([]place, []string) {
 			notes = append(notes, noteUnknownPlace(f))
 		}
 	}
-	return slices.CompactFunc(out, func(a, b place) bool { return a == b }), notes
+	seen := map[place]bool{}
+	return slices.DeleteFunc(out, func(p place) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup
+	}), notes
 }
 
 // heldVersion is one version of an artifact the allowed places hold.
