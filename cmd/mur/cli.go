@@ -54,9 +54,17 @@ func parseFlags(env *Env, name, usage string, fs *flag.FlagSet, args []string) (
 func flagErrorText(err error) string {
 	s := err.Error()
 	if rest, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
-		return "unknown flag " + rest
+		return "unknown flag " + dashed(strings.TrimLeft(rest, "-"))
 	}
 	return s
+}
+
+// dashed spells a flag name the way mur's help does: -v, --verbose.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // printUsage writes a command's usage (starting "Usage: mur <name> …") and its

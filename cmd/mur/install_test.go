@@ -128,7 +128,7 @@ func TestInstallUsageCLI6(t *testing.T) {
 	}{
 		{[]string{"install", "a", "b"}, "unexpected argument 'b'"},
 		{[]string{"install", "-g"}, "-g needs a <dir> to install"},
-		{[]string{"install", "--frob"}, "unknown flag -frob"},
+		{[]string{"install", "--frob"}, "unknown flag --frob"},
 		{[]string{"install", "x@1.0.0", "-g"}, "-g takes a <dir>, not <name>@<version>"},
 	} {
 		out, errOut, code := e.mur(t, "", c.args...)

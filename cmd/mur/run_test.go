@@ -191,7 +191,7 @@ func TestRunUsageErrors_CLI1_CLI2(t *testing.T) {
 		{[]string{"extra"}, "error: unexpected argument 'extra'\n"},
 		{[]string{"--deadline", "2001-01-01T00:00:00Z"}, "error: --deadline '2001-01-01T00:00:00Z' is in the past\n"},
 		{[]string{"--bind", "example.com"}, "error: --bind 'example.com' is neither an IP literal nor localhost\n"},
-		{[]string{"--nope"}, "error: unknown flag -nope\n"},
+		{[]string{"--nope"}, "error: unknown flag --nope\n"},
 	}
 	for _, c := range cases {
 		stdout, stderr, code := e.run(t, c.args...)

@@ -105,7 +105,7 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"trace"}, "error: missing subcommand: mur trace show\nrun 'mur trace --help' for usage\n"},
 		{[]string{"trace", "list"}, "error: unknown subcommand 'list'\nrun 'mur trace --help' for usage\n"},
 		{[]string{"trace", "show", "@1", "@2"}, "error: unexpected argument '@2'\nrun 'mur trace show --help' for usage\n"},
-		{[]string{"trace", "show", "--bogus"}, "error: unknown flag -bogus\nrun 'mur trace show --help' for usage\n"},
+		{[]string{"trace", "show", "--bogus"}, "error: unknown flag --bogus\nrun 'mur trace show --help' for usage\n"},
 	}
 	for _, c := range usage {
 		out, errOut, code := e.run(t, c.args...)
