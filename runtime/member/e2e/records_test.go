@@ -1,9 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/murmur-go/mur/internal/testmur"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,34 +11,11 @@ import (
 	"testing"
 )
 
-// records reads a session's trace.jsonl.
-func records(t testing.TB, dir string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// ofType keeps the records of type typ.
-func ofType(recs []map[string]any, typ string) []map[string]any {
-	var out []map[string]any
-	for _, r := range recs {
-		if r["event_type"] == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+// records and ofType read a session's trace.jsonl (internal/testmur).
+var (
+	records = testmur.Records
+	ofType  = testmur.OfType
+)
 
 // toolOutputs are the contents the model got for each call of tool, in
 // order (tool_call.output under trace.capture: content).

@@ -106,34 +106,11 @@ func (c *capsule) run(t *testing.T, task string) (r readiness, stderr string, co
 // runtimeDir is the session's runtime directory (SES-3).
 func (r readiness) runtimeDir() string { return filepath.Join(r.Workdir, ".murmur", r.SessionID) }
 
-// records reads a session's trace.jsonl.
-func records(t *testing.T, dir string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// ofType keeps the records of type typ.
-func ofType(recs []map[string]any, typ string) []map[string]any {
-	var out []map[string]any
-	for _, r := range recs {
-		if r["event_type"] == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+// records and ofType read a session's trace.jsonl (internal/testmur).
+var (
+	records = testmur.Records
+	ofType  = testmur.OfType
+)
 
 // index is the position of the record with event id id.
 func index(recs []map[string]any, id any) int {
