@@ -14,7 +14,6 @@ type authenticator struct {
 	realm     string
 	tokens    *tokenTable
 	formation *Formation
-	member    *grant // template scopes of a member token (AUTH-6)
 	launcher  *grant // the launcher token's grant
 }
 

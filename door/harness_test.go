@@ -1,8 +1,6 @@
 package door
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -298,29 +296,6 @@ func sendBody(text string, extra string) string {
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// sseEvents reads an SSE body to its end and splits it into events (the
-// text between blank lines).
-func sseEvents(t *testing.T, r io.Reader) []string {
-	t.Helper()
-	var out []string
-	var cur bytes.Buffer
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		if sc.Text() == "" {
-			out = append(out, cur.String())
-			cur.Reset()
-			continue
-		}
-		cur.WriteString(sc.Text())
-		cur.WriteByte('\n')
-	}
-	if cur.Len() > 0 {
-		t.Errorf("stream ended inside an event: %q", cur.String())
-	}
-	return out
 }
 
 func newFormation(t testing.TB, member string) (*Formation, ed25519.PrivateKey) {

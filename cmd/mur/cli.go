@@ -124,6 +124,3 @@ func fail(env *Env, cmd string, err error) int {
 	fmt.Fprintf(env.Stderr, "error: %s\n", err)
 	return 1
 }
-
-// warn prints a warning diagnostic on stderr.
-func warn(env *Env, d *diag.Diagnostic) { fmt.Fprint(env.Stderr, d.Render()) }

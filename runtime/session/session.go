@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -226,6 +225,3 @@ func (s *Session) a2aTimeout() time.Duration {
 	}
 	return 30 * time.Second
 }
-
-// errTraceFailed wraps the trace's E-RUN-007 for Result.Err.
-var errTraceFailed = errors.New("trace write failed")

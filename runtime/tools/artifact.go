@@ -117,7 +117,7 @@ func (s *Skill) Spec() Spec {
 // Manifest is the artifact's murmur.yaml.
 func (s *Skill) Manifest() []byte { return s.ManifestRaw }
 
-// Required: a skill takes no required input.
+// Required is nil: a skill takes no required input.
 func (s *Skill) Required() []string { return nil }
 
 // Call returns skill.md fenced under skill:<name> and writes skill_call.
