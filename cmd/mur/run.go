@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/session"
 )
@@ -132,6 +133,9 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 		Getenv: env.Getenv, Cwd: cwd, Version: version}
 	switch {
 	case f.set["capsule-version"]:
+		if err := checkStoreRef(f.capsule, f.capsuleVersion); err != nil {
+			return o, err
+		}
 		o.StoreName, o.StoreVersion = f.capsule, f.capsuleVersion
 	case f.set["capsule"]:
 		o.ManifestPath = strings.TrimSuffix(f.capsule, "/") + "/murmur.yaml"
@@ -320,4 +324,21 @@ func (s *lineSink) Write(p []byte) (int, error) {
 		s.bootstrap(string(p))
 	}
 	return len(p), nil
+}
+
+// checkStoreRef checks the store form's --capsule <name> --capsule-version
+// <v> where they are read (STORE-3): both name a directory in a store, so a
+// path never passes. E-BLD-001 for the name, E-REG-004 for a reserved
+// version, a usage error for anything else that is not a version.
+func checkStoreRef(name, version string) error {
+	if p := manifest.NameProblem(name); p != "" {
+		return diag.BldName(name, p)
+	}
+	if manifest.IsReservedVersion(version) {
+		return diag.RegReservedVersion(version)
+	}
+	if p := manifest.VersionProblem(version); p != "" {
+		return usagef("--capsule-version '%s' is not a version: %s", version, p)
+	}
+	return nil
 }

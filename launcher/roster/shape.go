@@ -210,7 +210,8 @@ func str(n *yaml.Node, path, member string) (string, error) {
 }
 
 // versionText reads members[].version: a string, or an unquoted number read
-// as its source text (ROS-2); never blank or a reserved alias.
+// as its source text (ROS-2); never blank, a reserved alias or anything
+// manifest.VersionProblem refuses.
 func versionText(n *yaml.Node, path, member string) (string, error) {
 	if isNull(n) {
 		return "", diag.RosShape(path, member, faultMissing)
@@ -222,8 +223,13 @@ func versionText(n *yaml.Node, path, member string) (string, error) {
 	switch {
 	case strings.TrimSpace(v) == "":
 		return "", diag.RosShape(path, member, "the version is blank; "+faultPinVersion)
-	case v == "latest" || v == "stable" || v == "edge":
+	case manifest.IsReservedVersion(v):
 		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is a reserved alias, not an exact version; %s", v, faultPinVersion))
+	}
+	// The version names the store directory the member runs from (BIND-1):
+	// a path ("../../tmp/x") must never get that far.
+	if why := manifest.VersionProblem(v); why != "" {
+		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is not a version: %s; %s", v, why, faultPinVersion))
 	}
 	return v, nil
 }

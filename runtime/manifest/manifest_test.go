@@ -221,7 +221,31 @@ func TestNames(t *testing.T) {
 			t.Errorf("NameProblem(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if VersionProblem("1.0.0") != "" || VersionProblem("a/b") == "" || VersionProblem("") == "" || !IsReservedVersion("latest") {
-		t.Error("VersionProblem / IsReservedVersion disagree with capsule.md §1.2")
+	if !IsReservedVersion("latest") || IsReservedVersion("1.0.0") {
+		t.Error("IsReservedVersion disagrees with capsule.md §1.2")
+	}
+	const notSemVer = "it is not a SemVer version (MAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]])"
+	versions := map[string]string{
+		"1.0.0": "", "0.1.0": "", "1": "", "1.10": "", "2.0": "", "1.2.3-rc.1+build.5": "", "1.0.0-alpha-1": "", "latest": "",
+		"":                      "it is empty",
+		strings.Repeat("1", 65): "it is 65 characters long; at most 64 are allowed",
+		"1.0 beta":              "it holds whitespace",
+		"a/b":                   "it holds '/'",
+		"../../../../tmp/x":     "it holds '/'",
+		"..":                    notSemVer,
+		".":                     notSemVer,
+		`..\x`:                  notSemVer,
+		"v1.0.0":                notSemVer,
+		"01.0.0":                notSemVer,
+		"1.0.0.0":               notSemVer,
+		"1.0-rc1":               notSemVer,
+		"1.0.0-":                notSemVer,
+		"1.0.0-01":              notSemVer,
+		"1.0.0\x00":             notSemVer,
+	}
+	for in, want := range versions {
+		if got := VersionProblem(in); got != want {
+			t.Errorf("VersionProblem(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -27,9 +28,25 @@ func NameProblem(name string) string {
 	return ""
 }
 
-// VersionProblem returns why v is not a version (non-empty, no whitespace or
-// '/', at most 64 characters; capsule.md §1.2), or "" when it is one. The
-// reserved words latest, stable and edge pass here: see IsReservedVersion.
+// versionSyntax is a SemVer 2.0.0 version (MAJOR.MINOR.PATCH with an
+// optional -PRERELEASE and +BUILD), or its MAJOR or MAJOR.MINOR shorthand
+// (MAN-3: `version: 1.10`), as golang.org/x/mod/semver reads one without
+// its leading "v". Nothing else is a version, so no version names a
+// directory other than its own (".", "..", separators).
+var versionSyntax = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)){0,2}$|` +
+	`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?` +
+	`(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$`)
+
+// VersionSyntax is the shape VersionProblem asks for, as its messages name it.
+const VersionSyntax = "MAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]]"
+
+// VersionProblem returns why v is not a version (capsule.md §1.2: at most 64
+// characters, no whitespace or '/'; ours: a SemVer version or its MAJOR or
+// MAJOR.MINOR shorthand, versionSyntax), or "" when it is one. Every version
+// that becomes part of a store path is checked with it where it is read. The
+// reserved words latest, stable and edge pass here (a plain path segment;
+// E-REG-004 and E-ROS-001 name them): see IsReservedVersion.
 func VersionProblem(v string) string {
 	switch {
 	case v == "":
@@ -40,6 +57,8 @@ func VersionProblem(v string) string {
 		return "it holds whitespace"
 	case strings.Contains(v, "/"):
 		return "it holds '/'"
+	case !versionSyntax.MatchString(v) && !IsReservedVersion(v):
+		return "it is not a SemVer version (" + VersionSyntax + ")"
 	}
 	return ""
 }

@@ -106,20 +106,26 @@ func (s Stores) InstallFromGlobal(refs []ArtifactID) ([]Resolved, error) {
 // copy when it verifies, else the global store's. ok is false when neither
 // store holds ref.
 func (s Stores) source(ref ArtifactID) (Resolved, bool, error) {
-	pdir := filepath.Join(s.Root(ScopeProject), ref.Name, ref.Version)
+	pdir, err := s.artifactDir(ScopeProject, ref.Name, ref.Version)
+	if err != nil {
+		return Resolved{}, false, err
+	}
 	var projErr error
 	if exists(pdir) {
-		r, err := resolveIn(ScopeProject, pdir, ref.Name, ref.Version)
+		r, err := s.resolveIn(ScopeProject, pdir, ref.Name, ref.Version)
 		if err == nil {
 			return r, true, nil
 		}
 		projErr = err // a damaged project copy is replaced from the global store
 	}
-	gdir := filepath.Join(s.Root(ScopeGlobal), ref.Name, ref.Version)
+	gdir, err := s.artifactDir(ScopeGlobal, ref.Name, ref.Version)
+	if err != nil {
+		return Resolved{}, false, err
+	}
 	if !exists(gdir) {
 		return Resolved{}, projErr != nil, projErr
 	}
-	r, err := resolveIn(ScopeGlobal, gdir, ref.Name, ref.Version)
+	r, err := s.resolveIn(ScopeGlobal, gdir, ref.Name, ref.Version)
 	return r, err == nil, err
 }
 
@@ -163,10 +169,11 @@ func (s Stores) pin(scope Scope, lock *Lock, a ArtifactID, sum string) error {
 // place copies srcTree into <store>/<name>/<version>/tree with meta.json,
 // via a temporary sibling and rename; the copy must hash to sum.
 func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath string) (Resolved, error) {
-	root := s.Root(scope)
-	if root == "" {
-		return Resolved{}, errors.New("no project store here")
+	final, err := s.artifactDir(scope, a.Name, a.Version)
+	if err != nil {
+		return Resolved{}, err
 	}
+	root := s.Root(scope)
 	if scope == ScopeProject {
 		if err := os.MkdirAll(filepath.Join(s.ProjectDir, ".murmur"), 0o700); err != nil {
 			return Resolved{}, err
@@ -203,8 +210,7 @@ func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath
 	if err := os.WriteFile(filepath.Join(tmp, "meta.json"), append(data, '\n'), 0o600); err != nil {
 		return Resolved{}, err
 	}
-	final := filepath.Join(nameDir, a.Version)
-	if _, err := os.Stat(final); err == nil {
+	if _, err := os.Lstat(final); err == nil {
 		old := filepath.Join(nameDir, ".old-"+randSuffix())
 		if err := os.Rename(final, old); err != nil {
 			return Resolved{}, err

@@ -18,7 +18,8 @@ type Installed struct {
 
 // List returns the artifacts installed in scope's store, by name then
 // version (numeric segments compared as numbers), read from their
-// meta.json files; an entry whose meta.json cannot be read is left out and
+// meta.json files; an entry whose meta.json cannot be read, or names
+// another name or version than its directories, is left out and
 // nothing is hashed (capsule.md CLI-7). A missing store lists nothing.
 func (s Stores) List(scope Scope) ([]Installed, error) {
 	root := s.Root(scope)
@@ -46,8 +47,8 @@ func (s Stores) List(scope Scope) ([]Installed, error) {
 				continue
 			}
 			meta, err := readMeta(filepath.Join(root, n.Name(), v.Name(), "meta.json"))
-			if err != nil {
-				continue
+			if err != nil || meta.Name != n.Name() || meta.Version != v.Name() {
+				continue // a meta.json naming another place is not this entry's
 			}
 			out = append(out, Installed{Scope: scope, Meta: meta})
 		}

@@ -109,20 +109,30 @@ type Resolved struct {
 // diagnostic: callers list what is missing), E-REG-002 wrapping
 // ErrHashMismatch when the bytes differ from meta.json (the other store is
 // not consulted then), E-IO-001 wrapping ErrManifestUnreadable for an
-// unreadable meta.json or tree/murmur.yaml. Safe for concurrent use.
+// unreadable meta.json or tree/murmur.yaml, and also ErrOutsideStore for a
+// directory that symlinks lead out of its store; ErrBadRef for a name or
+// version that is not one (never a path). Safe for concurrent use.
 func (s Stores) Resolve(name, version string) (Resolved, error) {
 	for _, sc := range s.scopes() {
-		dir := filepath.Join(s.Root(sc), name, version)
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		dir, err := s.artifactDir(sc, name, version)
+		if err != nil {
+			return Resolved{}, err
+		}
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		return resolveIn(sc, dir, name, version)
+		return s.resolveIn(sc, dir, name, version)
 	}
 	return Resolved{}, fmt.Errorf("%s@%s: %w", name, version, ErrNotInstalled)
 }
 
-func resolveIn(sc Scope, dir, name, version string) (Resolved, error) {
+// resolveIn reads and verifies the artifact in dir, which artifactDir made
+// and which exists; it must lie inside sc's store (confine).
+func (s Stores) resolveIn(sc Scope, dir, name, version string) (Resolved, error) {
 	r := Resolved{Scope: sc, Dir: dir, TreeDir: filepath.Join(dir, "tree")}
+	if err := s.confine(sc, dir); err != nil {
+		return r, err
+	}
 	meta, err := readMeta(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return r, err
