@@ -113,14 +113,35 @@ func LooksLikeJWT(bearer string) bool { return strings.Count(bearer, ".") == 2 }
 
 var memberName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 
+// checkHeader is GO-5 step 1's header: {"alg":"EdDSA","typ":"JWT"}, typ
+// optional. Any other parameter (crit, kid, jku, jwk, x5u, b64, cty …) is one
+// this code does not implement, and RFC 7515 §4.1.11 refuses a token whose
+// crit names such a parameter; mur refuses every unknown parameter, since a
+// door that ignored one would read the token differently from whoever wrote it.
+func checkHeader(h map[string]any) error {
+	for k, v := range h {
+		switch {
+		case k == "alg":
+		case k == "typ" && v == "JWT":
+		default:
+			return fmt.Errorf("header parameter %q is not one this door implements", k)
+		}
+	}
+	return nil
+}
+
 // Verify runs GO-5 steps 1, 3 and 4 against formation formationID with key
-// pub: alg EdDSA, signature, iss, scope, sub, the form of every aud entry, and
-// no exp or nbf. The caller checks which member the audience names (step 5).
+// pub: a header of alg EdDSA and typ JWT only (checkHeader), signature, iss,
+// scope, sub, the form of every aud entry, and no exp or nbf. The caller checks which member the audience names (step 5).
 // Every failure is ErrInvalid.
 func Verify(pub ed25519.PublicKey, formationID, token string) (*Claims, error) {
 	mc := jwt.MapClaims{}
-	_, err := jwt.ParseWithClaims(token, mc, func(*jwt.Token) (any, error) { return pub, nil },
-		jwt.WithValidMethods([]string{"EdDSA"}))
+	_, err := jwt.ParseWithClaims(token, mc, func(t *jwt.Token) (any, error) {
+		if err := checkHeader(t.Header); err != nil {
+			return nil, err
+		}
+		return pub, nil
+	}, jwt.WithValidMethods([]string{"EdDSA"}))
 	if err != nil {
 		return nil, ErrInvalid
 	}

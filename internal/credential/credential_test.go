@@ -106,6 +106,9 @@ func TestVerifyRefusals(t *testing.T) {
 		"sub not a member name":    sign(jwt.SigningMethodEdDSA, priv, badSub),
 		"altered payload":          altered,
 		"not a JWT":                "mdt_abc",
+		"header crit":              withHeader(t, priv, base(), "crit", []string{"exp"}),
+		"header kid":               withHeader(t, priv, base(), "kid", "k1"),
+		"header typ JOSE":          withHeader(t, priv, base(), "typ", "JOSE"),
 	}
 	for name, tok := range cases {
 		if _, err := Verify(pub, frm, tok); !errors.Is(err, ErrInvalid) {
@@ -126,4 +129,16 @@ func TestTokenRedacts(t *testing.T) {
 	if !LooksLikeJWT(string(tok)) || LooksLikeJWT("mdt_abc") {
 		t.Error("LooksLikeJWT misreads its input")
 	}
+}
+
+// withHeader signs mc with priv under the usual header plus one parameter.
+func withHeader(t *testing.T, priv ed25519.PrivateKey, mc jwt.MapClaims, key string, value any) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, mc)
+	tok.Header[key] = value
+	s, err := tok.SignedString(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
