@@ -224,9 +224,10 @@ func (p *proc) running() bool {
 // closeInheritedOnExec marks every descriptor above stderr close-on-exec, so
 // members inherit nothing the launcher itself inherited: a member holds its
 // stdio and its own two read ends only (LAUNCH-3). Go opens its own
-// descriptors close-on-exec already.
+// descriptors close-on-exec already. openFDDir lists this process's open
+// descriptors: /proc/self/fd on Linux, /dev/fd elsewhere.
 func closeInheritedOnExec() {
-	ents, err := os.ReadDir("/proc/self/fd")
+	ents, err := os.ReadDir(openFDDir)
 	if err != nil {
 		return
 	}

@@ -59,9 +59,9 @@ func checkFD(fd int, lifeline bool) string {
 	if fdfl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0); errno == 0 && fdfl&syscall.FD_CLOEXEC != 0 {
 		return fmt.Sprintf("descriptor %d is not open", fd)
 	}
-	typ := st.Mode & syscall.S_IFMT
+	typ := uint32(st.Mode) & syscall.S_IFMT
 	if typ != syscall.S_IFIFO && (lifeline || typ != syscall.S_IFREG) {
-		return fmt.Sprintf("descriptor %d is %s", fd, fdKind(st.Mode))
+		return fmt.Sprintf("descriptor %d is %s", fd, fdKind(uint32(st.Mode))) // uint16 on darwin
 	}
 	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
 	if errno != 0 {
