@@ -4,45 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
-// procRoot is where process information lives (Linux procfs).
-const procRoot = "/proc"
-
-// StartTime returns the start time of process pid as the host records it:
-// field 22 of /proc/<pid>/stat (clock ticks since boot), a string compared
-// for equality only (capsule.md SES-6). It fails when the process does not
-// exist or its stat cannot be read or parsed.
+// StartTime returns the start time of process pid as the host records it, a
+// string compared for equality only (capsule.md SES-6): on Linux field 22 of
+// /proc/<pid>/stat (clock ticks since boot), on macOS the kernel's
+// p_starttime (seconds.microseconds). It fails when the process does not
+// exist or its start time cannot be read, and always on other systems.
 func StartTime(pid int) (string, error) {
 	start, _, err := readStat(pid)
 	return start, err
-}
-
-// readStat returns field 22 (starttime) and field 3 (state) of /proc/<pid>/stat.
-func readStat(pid int) (start string, state byte, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("%s/%d/stat", procRoot, pid))
-	if err != nil {
-		return "", 0, err
-	}
-	// Field 2, the command name, is parenthesised and may hold spaces or
-	// ')': the fields after it start after the last ')'.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", 0, fmt.Errorf("/proc/%d/stat: no command field", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	const startField = 22 - 3 // f[0] is field 3
-	if len(f) <= startField || len(f[0]) != 1 {
-		return "", 0, fmt.Errorf("/proc/%d/stat: %d fields after the command", pid, len(f))
-	}
-	if _, err := strconv.ParseUint(f[startField], 10, 64); err != nil {
-		return "", 0, fmt.Errorf("/proc/%d/stat: field 22 %q is not a number", pid, f[startField])
-	}
-	return f[startField], f[0][0], nil
 }
 
 // Liveness is what a record's pid and start time say about its process.
