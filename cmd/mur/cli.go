@@ -45,18 +45,36 @@ func parseFlags(env *Env, name, usage string, fs *flag.FlagSet, args []string) (
 			printUsage(env.Stdout, usage, fs)
 			return nil, 0, true
 		}
-		return nil, usageError(env, name, flagErrorText(err)), true
+		return nil, usageError(env, name, flagErrorText(err, fs)), true
 	}
 	return fs.Args(), 0, false
 }
 
-// flagErrorText turns the flag package's error into the "error: <what>" text.
-func flagErrorText(err error) string {
+// flagErrorText turns the flag package's error into the "error: <what>" text;
+// an unknown flag names the nearest of fs's visible flags.
+func flagErrorText(err error, fs *flag.FlagSet) string {
 	s := err.Error()
 	if rest, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
-		return "unknown flag " + dashed(strings.TrimLeft(rest, "-"))
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) {
+			if !strings.HasPrefix(f.Usage, "(hidden)") {
+				known = append(known, f.Name)
+			}
+		})
+		return unknownFlag(strings.TrimLeft(rest, "-"), known)
 	}
 	return s
+}
+
+// unknownFlag is the usage error's text for an unknown flag, as written
+// without its dashes: "unknown flag --al; did you mean --all?" when one of
+// known is near it.
+func unknownFlag(name string, known []string) string {
+	msg := "unknown flag " + dashed(name)
+	if near := diag.Nearest(name, known); near != "" {
+		msg += "; did you mean " + dashed(near) + "?"
+	}
+	return msg
 }
 
 // dashed spells a flag name the way mur's help does: -v, --verbose.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/murmur-go/mur/internal/diag"
 )
 
 // version is this build's version; `-ldflags "-X main.version=…"` sets it.
@@ -46,24 +48,57 @@ func runMain(args []string, env *Env) int {
 		printTopUsage(env.Stderr)
 		return 2
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		printTopUsage(env.Stdout)
 		return 0
+	}
+	if args[0] == "help" { // `mur help <command> [<sub>]` is `mur <command> [<sub>] --help`
+		if findCommand(args[1]) == nil {
+			fmt.Fprintf(env.Stderr, "error: %s\nrun 'mur --help' for usage\n", unknownCommand(args[1]))
+			return 2
+		}
+		args = append(args[1:len(args):len(args)], "--help")
 	}
 	if args[0] == "--version" {
 		fmt.Fprintf(env.Stdout, "mur %s\n", version)
 		return 0
 	}
+	if c := findCommand(args[0]); c != nil {
+		// Commands that handle signals themselves (mur run) replace this context.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return c.run(ctx, env, args[1:])
+	}
+	fmt.Fprintf(env.Stderr, "error: %s\nrun 'mur --help' for usage\n", unknownCommand(args[0]))
+	return 2
+}
+
+func findCommand(name string) *command {
 	for _, c := range commands {
-		if c.name == args[0] {
-			// Commands that handle signals themselves (mur run) replace this context.
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return c.run(ctx, env, args[1:])
+		if c.name == name {
+			return c
 		}
 	}
-	fmt.Fprintf(env.Stderr, "error: unknown command '%s'\nrun 'mur --help' for usage\n", args[0])
-	return 2
+	return nil
+}
+
+// unknownCommand is the usage error's text for an unknown command, naming
+// the nearest one: "unknown command 'isntall'; did you mean 'install'?".
+func unknownCommand(name string) string {
+	names := make([]string, 0, len(commands)+1)
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return unknownWord("command", name, append(names, "help"))
+}
+
+// unknownWord is "unknown <what> '<name>'[; did you mean '<near>'?]".
+func unknownWord(what, name string, known []string) string {
+	msg := fmt.Sprintf("unknown %s '%s'", what, name)
+	if near := diag.Nearest(name, known); near != "" {
+		msg += fmt.Sprintf("; did you mean '%s'?", near)
+	}
+	return msg
 }
 
 func printTopUsage(w io.Writer) {
@@ -76,5 +111,5 @@ func printTopUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'mur <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'mur <command> --help' or 'mur help <command>' for a command's flags.")
 }

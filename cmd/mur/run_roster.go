@@ -38,6 +38,9 @@ var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "
 	"inherited-deadline", "system-prompt", "context", "resume", "resume-mode", "lifecycle-task-acceptance",
 	"lifecycle-after-task", "workdir", "bind", "port", "explain-scope", "containment", "forget-session"}
 
+// rosterFlagNames are the flags parseRosterFlags reads, for did-you-mean.
+var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help"}
+
 // rosterFlags are the flags of `mur run --roster` (LAUNCH-6).
 type rosterFlags struct {
 	roster    string
@@ -116,7 +119,7 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 					return f, usagef("--%s cannot be used with --roster", name)
 				}
 			}
-			return f, usagef("unknown flag %s", a)
+			return f, usagef("%s", unknownFlag(name, rosterFlagNames))
 		}
 	}
 	return f, nil

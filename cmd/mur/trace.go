@@ -39,7 +39,7 @@ func runTrace(ctx context.Context, env *Env, args []string) int {
 		return 0
 	case "show":
 	default:
-		return usageError(env, "trace", fmt.Sprintf("unknown subcommand '%s'", args[0]))
+		return usageError(env, "trace", unknownWord("subcommand", args[0], []string{"show"}))
 	}
 	pos, code, done := parseInterspersed(env, "trace show", traceUsage, fs, args[1:])
 	if done {

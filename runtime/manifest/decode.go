@@ -70,7 +70,7 @@ func (l *loader) mapping(path string, n *yaml.Node, fields []field, required ...
 		k := kv[0].Value
 		if !contains(known, k) {
 			block := path
-			l.warns = append(l.warns, diag.SecUnknownKey(k, block, nearest(k, known)))
+			l.warns = append(l.warns, diag.SecUnknownKey(k, block, diag.Nearest(k, known)))
 			continue
 		}
 		vals[k] = kv[1]
@@ -345,37 +345,4 @@ func (l *loader) size(dotted string, v *yaml.Node) (int64, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// nearest returns the known key within edit distance 2 of k (the first of
-// the closest), or "" (MAN-2).
-func nearest(k string, known []string) string {
-	best, bestD := "", 3
-	for _, c := range known {
-		if d := editDistance(k, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/golden"
+)
+
+// runBuffered runs mur in-process with args and returns its outputs.
+func runBuffered(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	code = runMain(args, &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	return out.String(), errb.String(), code
+}
+
+// TestDidYouMean pins the usage errors for unknown commands, subcommands and
+// flags: each names the nearest known one when one is close, and exits 2
+// (README.md "Output contract": usage errors).
+func TestDidYouMean(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for _, args := range [][]string{
+		{"isntall"},
+		{"frobnicate"},
+		{"list", "--al"},
+		{"list", "-al"},
+		{"list", "--x"},
+		{"run", "--tsak", "x"},
+		{"run", "--roster", ".", "--tsak", "x"},
+		{"run", "--roster", "--jsn"},
+		{"stop", "--timout", "3", "@1"},
+		{"trace", "shwo"},
+		{"trace", "show", "--workdri", "x"},
+		{"doctor", "--bnid", "x"},
+		{"help", "lsit"},
+		{"help", "nothing-like-it"},
+	} {
+		out, errOut, code := runBuffered(args...)
+		fmt.Fprintf(&b, "$ mur %s\nexit %d\nstdout: %q\n%s\n", strings.Join(args, " "), code, out, errOut)
+		if code != 2 || out != "" {
+			t.Errorf("mur %v = %d, stdout %q; want a usage error", args, code, out)
+		}
+	}
+	golden.Check(t, "usage-did-you-mean", b.String())
+}
+
+// TestHelpCommand: `mur help <command> [<sub>]` prints what `mur <command>
+// [<sub>] --help` prints, on stdout, exit 0; `mur help` alone is the top
+// usage.
+func TestHelpCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands {
+		want, _, wantCode := runBuffered(c.name, "--help")
+		got, errOut, code := runBuffered("help", c.name)
+		if code != 0 || wantCode != 0 || got != want || got == "" || errOut != "" {
+			t.Errorf("mur help %s = %d %q %q; mur %s --help = %d %q", c.name, code, got, errOut, c.name, wantCode, want)
+		}
+		if !strings.HasPrefix(got, "Usage: mur "+c.name) {
+			t.Errorf("mur help %s does not open with its usage line:\n%s", c.name, got)
+		}
+	}
+	top, _, code := runBuffered("help")
+	if code != 0 || !strings.HasPrefix(top, "mur runs A2A capsules") {
+		t.Errorf("mur help = %d %q", code, top)
+	}
+	show, _, code := runBuffered("help", "trace", "show")
+	if want, _, _ := runBuffered("trace", "show", "--help"); code != 0 || show != want {
+		t.Errorf("mur help trace show = %d %q, want %q", code, show, want)
+	}
+}
