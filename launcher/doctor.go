@@ -17,7 +17,8 @@ func RosterBlock(path string, f *roster.Formation, warns []*diag.Diagnostic, ref
 	b.WriteString("Roster\n")
 	fmt.Fprintf(&b, "  file: %s\n", path)
 	if refusal != nil {
-		fmt.Fprintf(&b, "  ✗  %s\n", refusal.Msg)
+		// A message of several lines (E-ROS-007) keeps its lines under the ✗.
+		fmt.Fprintf(&b, "  ✗  %s\n", strings.ReplaceAll(refusal.Msg, "\n", "\n   "))
 		return b.String()
 	}
 	nameW, capW := 0, 0

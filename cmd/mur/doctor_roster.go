@@ -55,7 +55,7 @@ func doctorRosterBlock(ctx context.Context, env *Env, dir string) (errs, warns i
 	if err != nil {
 		d, ok := diag.As(err)
 		if !ok {
-			d = diag.RosRead(err.Error())
+			d = diag.RosUnreadable(path, err.Error())
 		}
 		fmt.Fprint(env.Stdout, launcher.RosterBlock(path, nil, nil, d))
 		fmt.Fprint(env.Stderr, d.Render())

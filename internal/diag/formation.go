@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -24,20 +25,121 @@ const (
 	WRUN008 Code = "W-RUN-008"
 )
 
-// RosShape is E-ROS-001: `roster.yaml: <key path> (member '<name>'): <fault>`;
-// member is "" outside a member.
-func RosShape(keyPath, member, fault string) *Diagnostic {
+// The faults of E-ROS-001 with a constructor of their own (ROS-2).
+const (
+	rosFaultUnknownKey = "unknown key"
+	rosFaultMissing    = "missing required key"
+)
+
+// RosShape is E-ROS-001 for a key whose value breaks ROS-2:
+// `roster.yaml:<line>:<col>: <key path> (member '<name>'): <fault>`, the
+// position that of the value; member is "" outside a member. The hint says
+// what the key takes, never the fault again.
+func RosShape(line, col int, keyPath, member, fault string) *Diagnostic {
+	return mk(EROS001, rosAt(line, col, keyPath, member, fault), rosKeyHint(keyPath))
+}
+
+// RosMissingKey is E-ROS-001 for a required key that is absent or has no
+// value (ROS-3); the position is the mapping's that lacks it.
+func RosMissingKey(line, col int, keyPath, member string) *Diagnostic {
+	return mk(EROS001, rosAt(line, col, keyPath, member, rosFaultMissing), rosKeyHint(keyPath))
+}
+
+// RosUnknownKey is E-ROS-001 for a key ROS-2 does not name, with the nearest
+// known key when one is close (as manifest keys get, MAN-2): `… <key path>:
+// unknown key[ — did you mean '<near>'?]`. known are the mapping's keys in
+// ROS-2 order.
+func RosUnknownKey(line, col int, keyPath, member, near string, known []string) *Diagnostic {
+	fault := rosFaultUnknownKey
+	if near != "" {
+		fault += fmt.Sprintf(" — did you mean '%s'?", near)
+	}
+	where := "the top level"
+	switch {
+	case strings.HasPrefix(keyPath, "members["):
+		where = "a member"
+	case strings.HasPrefix(keyPath, "reachability["):
+		where = "a reachability rule"
+	}
+	return mk(EROS001, rosAt(line, col, keyPath, member, fault), fmt.Sprintf("%s takes only %s", where, andList(known)))
+}
+
+// RosDuplicateKey is E-ROS-001 for a key written twice in one mapping; first
+// is the line of its first occurrence.
+func RosDuplicateKey(line, col int, keyPath, member string, first int) *Diagnostic {
+	key := keyPath[strings.LastIndexByte(keyPath, '.')+1:]
+	return mk(EROS001, rosAt(line, col, keyPath, member, fmt.Sprintf("the key appears more than once (first at line %d)", first)),
+		fmt.Sprintf("keep one '%s' and delete the other", key))
+}
+
+// RosSelfCall is E-ROS-001 for a rule whose to lists its own from.
+func RosSelfCall(line, col int, keyPath, name string) *Diagnostic {
+	return mk(EROS001, rosAt(line, col, keyPath, "", fmt.Sprintf("'%s' cannot call itself", name)),
+		fmt.Sprintf("drop '%s' from that rule's to", name))
+}
+
+// RosYAML is E-ROS-001 for roster.yaml that is not one YAML mapping: a
+// syntax error, a second document, a top level that is no mapping.
+func RosYAML(line, col int, fault string) *Diagnostic {
+	return mk(EROS001, fmt.Sprintf("roster.yaml:%d:%d: %s", line, col, fault), fmt.Sprintf("fix the YAML at line %d", line))
+}
+
+// RosUnreadable is E-ROS-001 for a roster.yaml that cannot be read: `roster.yaml:
+// <path>: <os error>`.
+func RosUnreadable(path, why string) *Diagnostic {
+	return mk(EROS001, fmt.Sprintf("roster.yaml: %s: %s", path, why),
+		"give --roster the project directory holding roster.yaml, or scaffold one with mur new --roster <name>")
+}
+
+// RosOtherFile is E-ROS-001 for a --roster value naming another file.
+func RosOtherFile(arg string) *Diagnostic {
+	return mk(EROS001, fmt.Sprintf("roster.yaml: '%s' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it", arg),
+		fmt.Sprintf("rename %s to roster.yaml and give --roster its directory", arg))
+}
+
+func rosAt(line, col int, keyPath, member, fault string) string {
 	in := ""
 	if member != "" {
 		in = fmt.Sprintf(" (member '%s')", member)
 	}
-	return mk(EROS001, fmt.Sprintf("roster.yaml: %s%s: %s", keyPath, in, fault), "fix roster.yaml at "+keyPath)
+	return fmt.Sprintf("roster.yaml:%d:%d: %s%s: %s", max(line, 1), max(col, 1), keyPath, in, fault)
 }
 
-// RosRead is E-ROS-001 for a roster that cannot be read or parsed at all;
-// the key path is the file itself.
-func RosRead(fault string) *Diagnostic {
-	return mk(EROS001, "roster.yaml: "+fault, "fix roster.yaml at roster.yaml")
+// rosKeyHints say what each ROS-2 key takes, by key path with indices
+// dropped ("members[].version").
+var rosKeyHints = map[string]string{
+	"roster_version":      "write roster_version: 1 at the top level",
+	"members":             `list the members, each with name: <member>, capsule: <capsule> and version: "<exact version>", and entry: true on one of them`,
+	"members[].name":      "name the member with a lowercase letter followed by up to 31 lowercase letters, digits or -",
+	"members[].capsule":   "write the name the capsule's murmur.yaml declares; mur list --all shows the installed capsules",
+	"members[].version":   `write the capsule's exact version in quotes, such as "0.1.0"; mur list --all shows the installed versions`,
+	"members[].entry":     "write entry: true on the entry member and leave it out on the others",
+	"reachability":        "write reachability: all, or a list of rules such as - {from: <member>, to: [<member>]}",
+	"reachability[].from": "write from: <member>, the member that calls",
+	"reachability[].to":   "write to: [<member>, …], the members that from may call",
+}
+
+var rosIndex = regexp.MustCompile(`\[\d+\]`)
+
+func rosKeyHint(keyPath string) string {
+	k := rosIndex.ReplaceAllString(keyPath, "[]")
+	k = strings.TrimSuffix(k, "[]")
+	if h, ok := rosKeyHints[k]; ok {
+		return h
+	}
+	return rosKeyHints["members"]
+}
+
+// andList joins words as "a, b and c", each quoted.
+func andList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + w + "'"
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 const hintOneEntry = "mark exactly one member entry: true"
@@ -83,9 +185,55 @@ func rosArtifact(m, capsule, version, fault string) *Diagnostic {
 		fmt.Sprintf("install %s@%s, or set the version mur list shows", capsule, version))
 }
 
-// RosNotInstalled is E-ROS-007 for a capsule in neither store.
-func RosNotInstalled(m, capsule, version string) *Diagnostic {
-	return rosArtifact(m, capsule, version, "is installed in neither store")
+// RosMissing is one member ADM-1 check 6a found installed in neither store.
+type RosMissing struct {
+	Index                    int // its index in members[]
+	Member, Capsule, Version string
+	Installed                []string // installed versions of Capsule, "<v> (<scope> store)"
+	Install                  string   // the command that installs Capsule@Version; "" if unknown
+}
+
+// RosNotInstalled is E-ROS-007 for members installed in neither store, every
+// one of them (ROS-2 order): `roster.yaml: member '<m>' (<capsule>@<version>)
+// is installed in neither store; <installed versions>`, or for several a
+// first line `roster.yaml: <n> members are installed in neither store` and a
+// line per member. The hint is the exact mur install command where the
+// source is known.
+func RosNotInstalled(ms []RosMissing) *Diagnostic {
+	var b strings.Builder
+	if len(ms) == 1 {
+		m := ms[0]
+		fmt.Fprintf(&b, "roster.yaml: member '%s' (%s@%s) is installed in neither store; %s", m.Member, m.Capsule, m.Version, rosInstalled(m))
+	} else {
+		fmt.Fprintf(&b, "roster.yaml: %d members are installed in neither store", len(ms))
+		for _, m := range ms {
+			fmt.Fprintf(&b, "\n  member '%s' (%s@%s): %s", m.Member, m.Capsule, m.Version, rosInstalled(m))
+		}
+	}
+	var cmds, rest []string
+	for _, m := range ms {
+		if m.Install != "" {
+			cmds = append(cmds, m.Install)
+			continue
+		}
+		alt := ""
+		if len(m.Installed) > 0 {
+			alt = fmt.Sprintf(", or set members[%d].version to an installed one", m.Index)
+		}
+		rest = append(rest, fmt.Sprintf("install %s@%s with mur install <the directory holding its murmur.yaml>%s", m.Capsule, m.Version, alt))
+	}
+	var hint []string
+	if len(cmds) > 0 {
+		hint = append(hint, "run "+strings.Join(cmds, " && "))
+	}
+	return mk(EROS007, b.String(), strings.Join(append(hint, rest...), "; "))
+}
+
+func rosInstalled(m RosMissing) string {
+	if len(m.Installed) == 0 {
+		return fmt.Sprintf("no version of %s is installed", m.Capsule)
+	}
+	return fmt.Sprintf("installed versions of %s: %s", m.Capsule, strings.Join(m.Installed, ", "))
 }
 
 // RosHashMismatch is E-ROS-007 for bytes not matching the store's sha256.

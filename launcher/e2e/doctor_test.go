@@ -31,8 +31,8 @@ func TestDoctorRosterBesideManifest(t *testing.T) {
 	roster, _ := os.ReadFile(filepath.Join(proj, "roster.yaml"))
 	os.WriteFile(filepath.Join(proj, "roster.yaml"), []byte(strings.Replace(string(roster), "version: \"0.1.0\"", "version: \"9.9.9\"", 1)), 0o644)
 	out, errOut, code = w.run(t, "proj", "doctor")
-	msg := "roster.yaml: member 'lead' (crew-lead@9.9.9) is installed in neither store"
-	hint := "install crew-lead@9.9.9, or set the version mur list shows"
+	msg := "roster.yaml: member 'lead' (crew-lead@9.9.9) is installed in neither store; installed versions of crew-lead: 0.1.0 (global store)"
+	hint := "install crew-lead@9.9.9 with mur install <the directory holding its murmur.yaml>, or set members[0].version to an installed one"
 	if code != 1 || !strings.Contains(out, "  ✗  "+msg+"\n\n") || !strings.Contains(out, " 1 error found.\n\nFix: "+hint+"\n") ||
 		errOut != "error[E-ROS-007]: "+msg+"\n  hint: "+hint+"\n" {
 		t.Errorf("doctor with a refused roster = %d\n%s%s", code, out, errOut)

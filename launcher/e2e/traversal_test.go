@@ -37,6 +37,7 @@ func TestVersionIsNeverAPath(t *testing.T) {
 	withVersion := func(v string) string {
 		return strings.Replace(string(roster), `version: "0.1.0"`, `version: "`+v+`"`, 1)
 	}
+	const versionHint = `write the capsule's exact version in quotes, such as "0.1.0"; mur list --all shows the installed versions`
 	outside := "it resolves to " + evil + ", outside the global store " + store
 	cases := []struct {
 		name, roster string
@@ -45,11 +46,11 @@ func TestVersionIsNeverAPath(t *testing.T) {
 		stderr       string
 	}{
 		{"roster version is a path", withVersion(rel), []string{"run", "--roster", "--task", "hi"}, 1,
-			"error[E-ROS-001]: roster.yaml: members[0].version (member 'lead'): '" + rel + "' is not a version: it holds '/'; pin the version the member runs\n" +
-				"  hint: fix roster.yaml at members[0].version\n"},
+			"error[E-ROS-001]: roster.yaml:7:14: members[0].version (member 'lead'): '" + rel + "' is not a version: it holds '/'; pin the version the member runs\n" +
+				"  hint: " + versionHint + "\n"},
 		{"roster version is ..", withVersion(".."), []string{"run", "--roster", "--task", "hi"}, 1,
-			"error[E-ROS-001]: roster.yaml: members[0].version (member 'lead'): '..' is not a version: it is not a SemVer version (MAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]]); pin the version the member runs\n" +
-				"  hint: fix roster.yaml at members[0].version\n"},
+			"error[E-ROS-001]: roster.yaml:7:14: members[0].version (member 'lead'): '..' is not a version: it is not a SemVer version (MAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]]); pin the version the member runs\n" +
+				"  hint: " + versionHint + "\n"},
 		{"roster version is a link out of the store", withVersion("9.9.9"), []string{"run", "--roster", "--task", "hi"}, 1,
 			"error[E-ROS-007]: roster.yaml: member 'lead' (crew-lead@9.9.9) has no readable murmur.yaml: " + filepath.Join(store, "crew-lead", "9.9.9") + ": " + outside + "\n" +
 				"  hint: install crew-lead@9.9.9, or set the version mur list shows\n"},

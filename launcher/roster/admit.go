@@ -58,6 +58,15 @@ type Resolver interface {
 	Pin(capsule string) (p Pin, ok bool, err error)
 }
 
+// Advisor is what a Resolver may also offer for E-ROS-007's hint.
+type Advisor interface {
+	// Advise returns the installed versions of capsule, each as
+	// "<version> (<project|global> store)", and the exact command that
+	// installs capsule@version from its source directory, "" when no
+	// source of that version is found.
+	Advise(capsule, version string) (installed []string, install string)
+}
+
 // Edge is from → to (ROS-4).
 type Edge struct{ From, To string }
 
@@ -102,12 +111,24 @@ func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
 		return nil, nil, err
 	}
 	f := &Formation{Roster: r, Members: make([]Admitted, len(r.Members))}
+	var missing []diag.RosMissing
 	for i, m := range r.Members { // check 6: 6a then 6b per member
 		inst, err := bind(m, res)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNotInstalled):
+			// Every member installed in neither store is named at once,
+			// with what would install it (E-ROS-007).
+			missing = append(missing, missingMember(i, m, res))
+			continue
+		case err != nil && len(missing) > 0:
+			return nil, nil, diag.RosNotInstalled(missing)
+		case err != nil:
 			return nil, nil, err
 		}
 		f.Members[i] = Admitted{Member: m, Installed: inst}
+	}
+	if len(missing) > 0 {
+		return nil, nil, diag.RosNotInstalled(missing)
 	}
 	f.Edges = edges(r, f.Members)
 	for i := range f.Members {
@@ -173,13 +194,14 @@ func checkStructure(r *Roster) error {
 }
 
 // bind runs check 6 for one member: 6a (installed, manifest parses), then 6b
-// (murmur.lock agrees).
+// (murmur.lock agrees). A member installed in neither store is
+// ErrNotInstalled, for Admit to gather; every other failure is a diagnostic.
 func bind(m Member, res Resolver) (Installed, error) {
 	inst, err := res.Resolve(m.Capsule, m.Version)
 	var ue *UnreadableError
 	switch {
 	case errors.Is(err, ErrNotInstalled):
-		return Installed{}, diag.RosNotInstalled(m.Name, m.Capsule, m.Version).WithErr(err)
+		return Installed{}, err
 	case errors.Is(err, ErrHashMismatch):
 		return Installed{}, diag.RosHashMismatch(m.Name, m.Capsule, m.Version).WithErr(err)
 	case errors.As(err, &ue):
@@ -198,6 +220,17 @@ func bind(m Member, res Resolver) (Installed, error) {
 		return Installed{}, diag.RosLockPin(m.Name, m.Capsule, m.Version, inst.SHA256, pin.Version, pin.SHA256)
 	}
 	return inst, nil
+}
+
+// missingMember describes member i for E-ROS-007: the versions of its
+// capsule that are installed, and the command that installs the one it
+// names, when res can tell.
+func missingMember(i int, m Member, res Resolver) diag.RosMissing {
+	mm := diag.RosMissing{Index: i, Member: m.Name, Capsule: m.Capsule, Version: m.Version}
+	if a, ok := res.(Advisor); ok {
+		mm.Installed, mm.Install = a.Advise(m.Capsule, m.Version)
+	}
+	return mm
 }
 
 // edges expands the reachability (ROS-4), ordered by caller then callee in

@@ -13,10 +13,11 @@ package roster
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/murmur-go/mur/internal/diag"
 )
 
 // FileName is the one file name a roster has (ROS-1).
@@ -72,7 +73,7 @@ func Locate(cwd, arg string) (string, error) {
 		// that it is missing, not that it is the wrong kind of file.
 		return "", rosReadError(p, err)
 	case filepath.Base(p) != FileName:
-		return "", rosOtherFile(arg)
+		return "", diag.RosOtherFile(arg)
 	case err != nil:
 		return "", rosReadError(p, err)
 	}
@@ -129,7 +130,7 @@ func osReason(err error) string {
 }
 
 func rosReadError(path string, err error) error {
-	return rosRead(fmt.Sprintf("%s: %s", path, osReason(err))).WithErr(err)
+	return diag.RosUnreadable(path, osReason(err)).WithErr(err)
 }
 
 // ProjectDir is the formation's project directory for a roster path: the

@@ -1,12 +1,14 @@
 package roster
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/golden"
 )
 
 // fakeStore is a Resolver over a map of "capsule@version" → result.
@@ -16,6 +18,18 @@ type fakeStore struct {
 	pins      map[string]Pin
 	pinErr    error
 	resolved  []string // capsule@version in the order Resolve was asked
+	// advice answers Advise: capsule → installed versions and the command.
+	advice map[string]advice
+}
+
+type advice struct {
+	installed []string
+	install   string
+}
+
+func (s *fakeStore) Advise(capsule, version string) ([]string, string) {
+	a := s.advice[capsule]
+	return a.installed, a.install
 }
 
 func (s *fakeStore) Resolve(capsule, version string) (Installed, error) {
@@ -111,86 +125,86 @@ func TestAdmitS1(t *testing.T) {
 	}
 }
 
-// TestAdmitCodes pins every admission code with its exact message (ADM-1,
-// formations.md §15).
+// TestAdmitCodes pins every admission code with its exact message and hint
+// (ADM-1, formations.md §15): shape faults at roster.yaml:<line>:<col>, an
+// unknown key with its did-you-mean, hints that never repeat the message.
 func TestAdmitCodes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
 		roster string
 		store  func(*fakeStore)
-		want   string
 	}{
-		{"ROS-2 unknown top-level key", strings.Replace(s1, "reachability:", "reachabilty:", 1), nil,
-			"error[E-ROS-001]: roster.yaml: reachabilty: unknown key\n  hint: fix roster.yaml at reachabilty\n"},
-		{"ROS-2 unknown member key", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    sha: abc", 1), nil,
-			"error[E-ROS-001]: roster.yaml: members[1].sha (member 'coder'): unknown key\n  hint: fix roster.yaml at members[1].sha\n"},
-		{"ROS-2 unknown rule key", strings.Replace(s1, "  - from: reviewer", "  - from: reviewer\n    via: x", 1), nil,
-			"error[E-ROS-001]: roster.yaml: reachability[1].via: unknown key\n  hint: fix roster.yaml at reachability[1].via\n"},
-		{"ROS-2 reserved version", strings.Replace(s1, "version: 1.2.0", "version: latest", 1), nil,
-			"error[E-ROS-001]: roster.yaml: members[1].version (member 'coder'): 'latest' is a reserved alias, not an exact version; pin the version the member runs\n  hint: fix roster.yaml at members[1].version\n"},
-		{"ROS-2 bad name", strings.Replace(s1, "name: planner", "name: Planner", 1), nil,
-			"error[E-ROS-001]: roster.yaml: members[0].name: 'Planner' is not a member name: it must match ^[a-z][a-z0-9-]{0,31}$\n  hint: fix roster.yaml at members[0].name\n"},
-		{"ROS-2 roster_version", strings.Replace(s1, "roster_version: 1", "roster_version: 2", 1), nil,
-			"error[E-ROS-001]: roster.yaml: roster_version: '2' is not supported; this mur reads roster_version 1\n  hint: fix roster.yaml at roster_version\n"},
-		{"ROS-2 to lists from", strings.Replace(s1, "to: [coder]", "to: [reviewer]", 1), nil,
-			"error[E-ROS-001]: roster.yaml: reachability[1].to[0]: 'reviewer' cannot call itself\n  hint: fix roster.yaml at reachability[1].to[0]\n"},
-		{"ROS-2 reachability string", strings.Replace(s1, s1[strings.Index(s1, "reachability:"):], "reachability: some\n", 1), nil,
-			"error[E-ROS-001]: roster.yaml: reachability: 'some' is neither all nor a list of rules\n  hint: fix roster.yaml at reachability\n"},
-		{"ROS-2 empty to", strings.Replace(s1, "to: [coder]", "to: []", 1), nil,
-			"error[E-ROS-001]: roster.yaml: reachability[1].to: must list at least one member\n  hint: fix roster.yaml at reachability[1].to\n"},
-		{"ROS-2 missing capsule", strings.Replace(s1, "    capsule: coder\n", "", 1), nil,
-			"error[E-ROS-001]: roster.yaml: members[1].capsule (member 'coder'): missing required key\n  hint: fix roster.yaml at members[1].capsule\n"},
-		{"ADM-1 check 2", strings.Replace(s1, "name: reviewer", "name: coder", 1), nil,
-			"error[E-ROS-003]: roster.yaml: members[2].name: 'coder' is already the name of members[1]\n  hint: give each member its own name\n"},
-		{"ADM-1 check 3 none", strings.Replace(s1, "    entry: true\n", "", 1), nil,
-			"error[E-ROS-002]: roster.yaml: no member is marked entry: true\n  hint: mark exactly one member entry: true\n"},
-		{"ADM-1 check 3 many", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    entry: true", 1), nil,
-			"error[E-ROS-002]: roster.yaml: members 'planner', 'coder' are all marked entry: true\n  hint: mark exactly one member entry: true\n"},
-		{"ADM-1 check 4", strings.Replace(s1, "to: [coder]", "to: [tester]", 1), nil,
-			"error[E-ROS-004]: roster.yaml: the reachability rule from 'reviewer' names 'tester', which is not a member\n  hint: add the member, or correct the rule\n"},
-		{"ADM-1 check 5", strings.Replace(s1, "to: [coder]", "to: [coder, planner]", 1), nil,
-			"error[E-ROS-008]: roster.yaml: the reachability rule from 'reviewer' lists the entry member 'planner' in `to`, but the entry member is never called: it runs the formation's own task from launch until the formation ends\n  hint: remove 'planner' from that rule; to have 'reviewer' report to 'planner', write the rule from 'planner' to 'reviewer'\n"},
-		{"ADM-1 check 6a not installed", s1, func(s *fakeStore) { delete(s.installed, "coder@1.2.0") },
-			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) is installed in neither store\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
-		{"ADM-1 check 6a hash", s1, func(s *fakeStore) { s.errs = map[string]error{"coder@1.2.0": ErrHashMismatch} },
-			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) does not match the sha256 its store recorded\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
+		{"ROS-2 unknown top-level key", strings.Replace(s1, "reachability:", "reachabilty:", 1), nil},
+		{"ROS-2 unknown member key", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    sha: abc", 1), nil},
+		{"ROS-2 misspelt member key", strings.Replace(s1, "version: 1.2.0", "versoin: 1.2.0", 1), nil},
+		{"ROS-2 duplicate key", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    capsule: coder", 1), nil},
+		{"ROS-2 members not a list", strings.Replace(s1, s1[strings.Index(s1, "members:"):strings.Index(s1, "reachability:")], "members: planner\n", 1), nil},
+		{"ROS-2 YAML syntax", strings.Replace(s1, "to: [coder]", "to: [coder", 1), nil},
+		{"ROS-2 unknown rule key", strings.Replace(s1, "  - from: reviewer", "  - from: reviewer\n    via: x", 1), nil},
+		{"ROS-2 reserved version", strings.Replace(s1, "version: 1.2.0", "version: latest", 1), nil},
+		{"ROS-2 bad name", strings.Replace(s1, "name: planner", "name: Planner", 1), nil},
+		{"ROS-2 roster_version", strings.Replace(s1, "roster_version: 1", "roster_version: 2", 1), nil},
+		{"ROS-2 to lists from", strings.Replace(s1, "to: [coder]", "to: [reviewer]", 1), nil},
+		{"ROS-2 reachability string", strings.Replace(s1, s1[strings.Index(s1, "reachability:"):], "reachability: some\n", 1), nil},
+		{"ROS-2 empty to", strings.Replace(s1, "to: [coder]", "to: []", 1), nil},
+		{"ROS-2 missing capsule", strings.Replace(s1, "    capsule: coder\n", "", 1), nil},
+		{"ADM-1 check 2", strings.Replace(s1, "name: reviewer", "name: coder", 1), nil},
+		{"ADM-1 check 3 none", strings.Replace(s1, "    entry: true\n", "", 1), nil},
+		{"ADM-1 check 3 many", strings.Replace(s1, "version: 1.2.0", "version: 1.2.0\n    entry: true", 1), nil},
+		{"ADM-1 check 4", strings.Replace(s1, "to: [coder]", "to: [tester]", 1), nil},
+		{"ADM-1 check 5", strings.Replace(s1, "to: [coder]", "to: [coder, planner]", 1), nil},
+		{"ADM-1 check 6a not installed", s1, func(s *fakeStore) { delete(s.installed, "coder@1.2.0") }},
+		{"ADM-1 check 6a not installed, others installed", s1, func(s *fakeStore) {
+			delete(s.installed, "coder@1.2.0")
+			s.advice = map[string]advice{"coder": {installed: []string{"1.1.0 (global store)", "1.3.0 (project store)"}}}
+		}},
+		{"ADM-1 check 6a every member not installed", s1, func(s *fakeStore) {
+			delete(s.installed, "coder@1.2.0")
+			delete(s.installed, "reviewer@0.9.0")
+			s.errs = map[string]error{"planner@0.3.0": ErrNotInstalled}
+			s.advice = map[string]advice{
+				"planner":  {install: "mur install planner"},
+				"coder":    {installed: []string{"1.1.0 (global store)"}},
+				"reviewer": {install: "mur install -g 'my dir/reviewer'"},
+			}
+		}},
+		{"ADM-1 check 6a two not installed, then a hash mismatch", s1, func(s *fakeStore) {
+			delete(s.installed, "planner@0.3.0")
+			delete(s.installed, "coder@1.2.0")
+			s.errs = map[string]error{"reviewer@0.9.0": ErrHashMismatch}
+			s.advice = map[string]advice{"planner": {install: "mur install planner"}, "coder": {install: "mur install coder"}}
+		}},
+		{"ADM-1 check 6a hash", s1, func(s *fakeStore) { s.errs = map[string]error{"coder@1.2.0": ErrHashMismatch} }},
 		{"ADM-1 check 6a unreadable", s1, func(s *fakeStore) {
 			s.errs = map[string]error{"coder@1.2.0": &UnreadableError{Why: "murmur.yaml:3:1: did not find expected key"}}
-		},
-			"error[E-ROS-007]: roster.yaml: member 'coder' (coder@1.2.0) has no readable murmur.yaml: murmur.yaml:3:1: did not find expected key\n  hint: install coder@1.2.0, or set the version mur list shows\n"},
-		{"ADM-1 check 6b", s1, func(s *fakeStore) { s.pins = map[string]Pin{"coder": {Version: "1.1.0", SHA256: hash('d')}} },
-			"error[E-REG-005]: roster.yaml: member 'coder' resolves coder@1.2.0 (sha256:" + hash('b') + "), but murmur.lock pins 1.1.0@sha256:" + hash('d') + "\n  hint: change the roster's version or the pin\n"},
+		}},
+		{"ADM-1 check 6b", s1, func(s *fakeStore) { s.pins = map[string]Pin{"coder": {Version: "1.1.0", SHA256: hash('d')}} }},
 		{"ADM-1 check 7", s1, func(s *fakeStore) {
 			in := s.installed["reviewer@0.9.0"]
 			in.Facts.PeerTasks = false
 			s.installed["reviewer@0.9.0"] = in
-		},
-			"error[E-ROS-005]: roster.yaml: the reachability rule from 'planner' calls 'reviewer', but 'reviewer' (reviewer@0.9.0) does not declare exports.peer_tasks.accept: true\n  hint: declare it in 'reviewer''s murmur.yaml, or drop 'reviewer' from every to\n"},
+		}},
 		{"ADM-1 check 8", s1, func(s *fakeStore) {
 			in := s.installed["coder@1.2.0"]
 			in.Facts.Authenticated = false
 			s.installed["coder@1.2.0"] = in
-		},
-			"error[E-ROS-006]: roster.yaml: member 'coder' declares no `network.authentication`, and this roster declares peer traffic, so every member's door must require authentication\n  hint: declare it in 'coder''s murmur.yaml, or drop the reachability\n"},
+		}},
 	}
+	var b strings.Builder
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := store()
-			if tt.store != nil {
-				tt.store(s)
-			}
-			f, _, err := Admit(writeRoster(t, tt.roster), s)
-			d, ok := diag.As(err)
-			if !ok || f != nil {
-				t.Fatalf("Admit = %v, %v; want a diagnostic", f, err)
-			}
-			if got := d.Render(); got != tt.want {
-				t.Errorf("Admit error =\n%q\nwant\n%q", got, tt.want)
-			}
-		})
+		s := store()
+		if tt.store != nil {
+			tt.store(s)
+		}
+		f, _, err := Admit(writeRoster(t, tt.roster), s)
+		d, ok := diag.As(err)
+		if !ok || f != nil {
+			t.Fatalf("%s: Admit = %v, %v; want a diagnostic", tt.name, f, err)
+		}
+		fmt.Fprintf(&b, "== %s\n%s", tt.name, d.Render())
 	}
+	golden.Check(t, "admit-codes", b.String())
 }
 
 // TestAdmitOrder checks ADM-1's order: checks 1–5 read no store, and check 6
@@ -303,18 +317,18 @@ func TestLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Locate(dir, "other.yaml")
-	want := "error[E-ROS-001]: roster.yaml: 'other.yaml' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it\n  hint: fix roster.yaml at roster.yaml\n"
+	want := "error[E-ROS-001]: roster.yaml: 'other.yaml' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it\n  hint: rename other.yaml to roster.yaml and give --roster its directory\n"
 	if d, ok := diag.As(err); !ok || d.Render() != want {
 		t.Errorf("Locate(other.yaml) = %v, want %q", err, want)
 	}
 	_, err = Locate(dir, "crwe") // a misspelt project directory: missing, not the wrong file
-	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(dir, "crwe") + ": no such file or directory\n  hint: fix roster.yaml at roster.yaml\n"
+	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(dir, "crwe") + ": no such file or directory\n  hint: give --roster the project directory holding roster.yaml, or scaffold one with mur new --roster <name>\n"
 	if d, ok := diag.As(err); !ok || d.Render() != want {
 		t.Errorf("Locate(crwe) = %v, want %q", err, want)
 	}
 	empty := t.TempDir()
 	_, err = Locate(empty, "")
-	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(empty, FileName) + ": no such file or directory\n  hint: fix roster.yaml at roster.yaml\n"
+	want = "error[E-ROS-001]: roster.yaml: " + filepath.Join(empty, FileName) + ": no such file or directory\n  hint: give --roster the project directory holding roster.yaml, or scaffold one with mur new --roster <name>\n"
 	if d, ok := diag.As(err); !ok || d.Render() != want {
 		t.Errorf("Locate(empty dir) = %v, want %q", err, want)
 	}
@@ -332,19 +346,27 @@ func TestLoadShape(t *testing.T) {
 	if r.Members[0].Version != "1.10" || r.Members[1].Version != "2" || r.Members[1].Entry || r.All || len(r.Rules) != 0 {
 		t.Errorf("Load = %+v", r)
 	}
-	for _, tt := range []struct{ text, want string }{
-		{"", "roster.yaml: roster_version: missing required key"},
-		{"roster_version: 1\nmembers: []\n", "roster.yaml: members: must list at least one member"},
-		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: ' '\n", "roster.yaml: members[0].version (member 'a'): the version is blank; pin the version the member runs"},
-		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: A\n    version: '1'\n", "roster.yaml: members[0].capsule (member 'a'): 'A' is not an artifact name: it holds 'A'; only a-z, 0-9 and - are allowed"},
-		{"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\n    entry: yes\n", "roster.yaml: members[0].entry (member 'a'): must be true or false"},
-		{"roster_version: 1\nroster_version: 1\n", "roster.yaml: roster_version: the key appears more than once"},
-		{"roster_version: [1\n", "roster.yaml: line 1: did not find expected ',' or ']'"},
-		{"roster_version: 1\n---\nroster_version: 1\n", "roster.yaml: the file holds more than one YAML document"},
+	var b strings.Builder
+	for _, text := range []string{
+		"",
+		"roster_version: 1\nmembers: []\n",
+		"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: ' '\n",
+		"roster_version: 1\nmembers:\n  - name: a\n    capsule: A\n    version: '1'\n",
+		"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\n    entry: yes\n",
+		"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n",
+		"roster_version: 1\nroster_version: 1\n",
+		"roster_version: [1\n",
+		"roster_version: 1\n---\nroster_version: 1\n",
+		"- roster_version\n",
+		"roster_version: '1'\n",
+		"roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\nreachability:\n  - from: a\n",
 	} {
-		_, err := Load(writeRoster(t, tt.text))
-		if d, ok := diag.As(err); !ok || d.Code != diag.EROS001 || d.Msg != tt.want {
-			t.Errorf("Load(%q) = %v, want %q", tt.text, err, tt.want)
+		_, err := Load(writeRoster(t, text))
+		d, ok := diag.As(err)
+		if !ok || d.Code != diag.EROS001 {
+			t.Fatalf("Load(%q) = %v, want E-ROS-001", text, err)
 		}
+		fmt.Fprintf(&b, "== %q\n%s", text, d.Render())
 	}
+	golden.Check(t, "load-shape", b.String())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,9 +16,6 @@ import (
 
 // The faults of E-ROS-001 (ROS-2; the texts are ours).
 const (
-	faultUnknownKey  = "unknown key"
-	faultMissing     = "missing required key"
-	faultDuplicate   = "the key appears more than once"
 	faultNoMembers   = "must list at least one member"
 	faultNoCallees   = "must list at least one member"
 	faultNotMapping  = "must be a mapping"
@@ -34,12 +32,6 @@ var memberName = regexp.MustCompile(memberNameSyntax)
 // ValidMemberName reports whether s is a member name (ROS-2).
 func ValidMemberName(s string) bool { return memberName.MatchString(s) }
 
-var rosRead = diag.RosRead
-
-func rosOtherFile(arg string) *diag.Diagnostic {
-	return rosRead(fmt.Sprintf("'%s' is not a roster.yaml: --roster takes the project directory or the roster.yaml in it", arg))
-}
-
 // parse decodes data into a Roster, checking the shape of ROS-2 in document
 // order: the top level's unknown keys, roster_version, then each member's
 // keys in roster order, then reachability.
@@ -48,33 +40,35 @@ func parse(data []byte) (*Roster, error) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, diag.RosShape("roster_version", "", faultMissing)
+			return nil, diag.RosMissingKey(1, 1, "roster_version", "")
 		}
-		return nil, rosRead(strings.TrimPrefix(err.Error(), "yaml: ")).WithErr(err)
+		return nil, yamlError(data, err)
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, rosRead("the file holds more than one YAML document")
+	if err := dec.Decode(&extra); err == nil {
+		return nil, diag.RosYAML(extra.Line, extra.Column, "the file holds more than one YAML document")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlError(data, err)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if isNull(root) {
-		return nil, diag.RosShape("roster_version", "", faultMissing)
+		return nil, diag.RosMissingKey(1, 1, "roster_version", "")
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, rosRead("the top level " + faultNotMapping)
+		return nil, diag.RosYAML(root.Line, root.Column, "the top level "+faultNotMapping)
 	}
 	top, err := fields(root, "", "", "roster_version", "members", "reachability")
 	if err != nil {
 		return nil, err
 	}
 	r := &Roster{}
-	if err := checkVersion(top["roster_version"]); err != nil {
+	if err := checkVersion(root, top["roster_version"]); err != nil {
 		return nil, err
 	}
-	if r.Members, err = parseMembers(top["members"]); err != nil {
+	if r.Members, err = parseMembers(root, top["members"]); err != nil {
 		return nil, err
 	}
 	if r.All, r.Rules, err = parseReachability(top["reachability"]); err != nil {
@@ -88,23 +82,56 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
+// yamlLine finds the line in a yaml.v3 error: "yaml: line 3: <what>".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError turns a yaml.v3 syntax error into E-ROS-001 at its line; yaml.v3
+// reports no column, so the column is the line's first non-blank character
+// (as the manifest's E-MAN-002).
+func yamlError(data []byte, err error) *diag.Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	col := 1
+	if lines := strings.Split(string(data), "\n"); line >= 1 && line <= len(lines) {
+		col = len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t")) + 1
+	}
+	return diag.RosYAML(line, col, msg).WithErr(err)
+}
+
 // fields returns the values of mapping m's keys, failing on an unknown or
 // repeated key. path is m's key path ("" at the top level); member names the
 // member m belongs to, if any.
 func fields(m *yaml.Node, path, member string, known ...string) (map[string]*yaml.Node, error) {
 	out := make(map[string]*yaml.Node, len(known))
+	keys := make(map[string]*yaml.Node, len(known))
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i].Value
+		kn := m.Content[i]
+		k := kn.Value
 		kp := join(path, k)
 		if !contains(known, k) {
-			return nil, diag.RosShape(kp, member, faultUnknownKey)
+			return nil, diag.RosUnknownKey(kn.Line, kn.Column, kp, member, diag.Nearest(k, known), known)
 		}
-		if _, dup := out[k]; dup {
-			return nil, diag.RosShape(kp, member, faultDuplicate)
+		if first, dup := keys[k]; dup {
+			return nil, diag.RosDuplicateKey(kn.Line, kn.Column, kp, member, first.Line)
 		}
+		keys[k] = kn
 		out[k] = m.Content[i+1]
 	}
 	return out, nil
+}
+
+// shape is E-ROS-001 for value n at path.
+func shape(n *yaml.Node, path, member, fault string) *diag.Diagnostic {
+	return diag.RosShape(n.Line, n.Column, path, member, fault)
+}
+
+// missing is E-ROS-001 for key path absent from mapping parent.
+func missing(parent *yaml.Node, path, member string) *diag.Diagnostic {
+	return diag.RosMissingKey(parent.Line, parent.Column, path, member)
 }
 
 func join(path, key string) string {
@@ -123,28 +150,28 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func checkVersion(n *yaml.Node) error {
+func checkVersion(root, n *yaml.Node) error {
 	if isNull(n) {
-		return diag.RosShape("roster_version", "", faultMissing)
+		return missing(root, "roster_version", "")
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return diag.RosShape("roster_version", "", faultNotInteger)
+		return shape(n, "roster_version", "", faultNotInteger)
 	}
 	if n.Value != "1" {
-		return diag.RosShape("roster_version", "", fmt.Sprintf("'%s' is not supported; this mur reads roster_version 1", n.Value))
+		return shape(n, "roster_version", "", fmt.Sprintf("'%s' is not supported; this mur reads roster_version 1", n.Value))
 	}
 	return nil
 }
 
-func parseMembers(n *yaml.Node) ([]Member, error) {
+func parseMembers(root, n *yaml.Node) ([]Member, error) {
 	if isNull(n) {
-		return nil, diag.RosShape("members", "", faultMissing)
+		return nil, missing(root, "members", "")
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, diag.RosShape("members", "", faultNotList)
+		return nil, shape(n, "members", "", faultNotList)
 	}
 	if len(n.Content) == 0 {
-		return nil, diag.RosShape("members", "", faultNoMembers)
+		return nil, shape(n, "members", "", faultNoMembers)
 	}
 	ms := make([]Member, 0, len(n.Content))
 	for i, e := range n.Content {
@@ -160,7 +187,7 @@ func parseMembers(n *yaml.Node) ([]Member, error) {
 func parseMember(i int, n *yaml.Node) (Member, error) {
 	path := fmt.Sprintf("members[%d]", i)
 	if n.Kind != yaml.MappingNode {
-		return Member{}, diag.RosShape(path, "", faultNotMapping)
+		return Member{}, shape(n, path, "", faultNotMapping)
 	}
 	// The member's name labels its other faults (§15), once it is a name.
 	label := ""
@@ -174,37 +201,37 @@ func parseMember(i int, n *yaml.Node) (Member, error) {
 		return Member{}, err
 	}
 	var m Member
-	if m.Name, err = str(f["name"], path+".name", label); err != nil {
+	if m.Name, err = str(n, f["name"], path+".name", label); err != nil {
 		return Member{}, err
 	}
 	if !ValidMemberName(m.Name) {
-		return Member{}, diag.RosShape(path+".name", "", fmt.Sprintf("'%s' is not a member name: it must match %s", m.Name, memberNameSyntax))
+		return Member{}, shape(f["name"], path+".name", "", fmt.Sprintf("'%s' is not a member name: it must match %s", m.Name, memberNameSyntax))
 	}
-	if m.Capsule, err = str(f["capsule"], path+".capsule", label); err != nil {
+	if m.Capsule, err = str(n, f["capsule"], path+".capsule", label); err != nil {
 		return Member{}, err
 	}
 	if why := manifest.NameProblem(m.Capsule); why != "" {
-		return Member{}, diag.RosShape(path+".capsule", label, fmt.Sprintf("'%s' is not an artifact name: %s", m.Capsule, why))
+		return Member{}, shape(f["capsule"], path+".capsule", label, fmt.Sprintf("'%s' is not an artifact name: %s", m.Capsule, why))
 	}
-	if m.Version, err = versionText(f["version"], path+".version", label); err != nil {
+	if m.Version, err = versionText(n, f["version"], path+".version", label); err != nil {
 		return Member{}, err
 	}
 	if e := f["entry"]; !isNull(e) {
 		if e.Kind != yaml.ScalarNode || e.Tag != "!!bool" {
-			return Member{}, diag.RosShape(path+".entry", label, faultNotBool)
+			return Member{}, shape(e, path+".entry", label, faultNotBool)
 		}
 		m.Entry = e.Value == "true"
 	}
 	return m, nil
 }
 
-// str reads a required string scalar.
-func str(n *yaml.Node, path, member string) (string, error) {
+// str reads a required string scalar of mapping parent.
+func str(parent, n *yaml.Node, path, member string) (string, error) {
 	if isNull(n) {
-		return "", diag.RosShape(path, member, faultMissing)
+		return "", missing(parent, path, member)
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		return "", diag.RosShape(path, member, faultNotString)
+		return "", shape(n, path, member, faultNotString)
 	}
 	return n.Value, nil
 }
@@ -212,24 +239,24 @@ func str(n *yaml.Node, path, member string) (string, error) {
 // versionText reads members[].version: a string, or an unquoted number read
 // as its source text (ROS-2); never blank, a reserved alias or anything
 // manifest.VersionProblem refuses.
-func versionText(n *yaml.Node, path, member string) (string, error) {
+func versionText(parent, n *yaml.Node, path, member string) (string, error) {
 	if isNull(n) {
-		return "", diag.RosShape(path, member, faultMissing)
+		return "", missing(parent, path, member)
 	}
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float") {
-		return "", diag.RosShape(path, member, faultNotString)
+		return "", shape(n, path, member, faultNotString)
 	}
 	v := n.Value
 	switch {
 	case strings.TrimSpace(v) == "":
-		return "", diag.RosShape(path, member, "the version is blank; "+faultPinVersion)
+		return "", shape(n, path, member, "the version is blank; "+faultPinVersion)
 	case manifest.IsReservedVersion(v):
-		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is a reserved alias, not an exact version; %s", v, faultPinVersion))
+		return "", shape(n, path, member, fmt.Sprintf("'%s' is a reserved alias, not an exact version; %s", v, faultPinVersion))
 	}
 	// The version names the store directory the member runs from (BIND-1):
 	// a path ("../../tmp/x") must never get that far.
 	if why := manifest.VersionProblem(v); why != "" {
-		return "", diag.RosShape(path, member, fmt.Sprintf("'%s' is not a version: %s; %s", v, why, faultPinVersion))
+		return "", shape(n, path, member, fmt.Sprintf("'%s' is not a version: %s; %s", v, why, faultPinVersion))
 	}
 	return v, nil
 }
@@ -242,10 +269,10 @@ func parseReachability(n *yaml.Node) (all bool, rules []Rule, err error) {
 		if n.Tag == "!!str" && n.Value == "all" {
 			return true, nil, nil
 		}
-		return false, nil, diag.RosShape("reachability", "", fmt.Sprintf("'%s' is neither all nor a list of rules", n.Value))
+		return false, nil, shape(n, "reachability", "", fmt.Sprintf("'%s' is neither all nor a list of rules", n.Value))
 	}
 	if n.Kind != yaml.SequenceNode {
-		return false, nil, diag.RosShape("reachability", "", "must be all or a list of rules")
+		return false, nil, shape(n, "reachability", "", "must be all or a list of rules")
 	}
 	for i, e := range n.Content {
 		r, err := parseRule(i, e)
@@ -260,34 +287,34 @@ func parseReachability(n *yaml.Node) (all bool, rules []Rule, err error) {
 func parseRule(i int, n *yaml.Node) (Rule, error) {
 	path := fmt.Sprintf("reachability[%d]", i)
 	if n.Kind != yaml.MappingNode {
-		return Rule{}, diag.RosShape(path, "", faultNotMapping)
+		return Rule{}, shape(n, path, "", faultNotMapping)
 	}
 	f, err := fields(n, path, "", "from", "to")
 	if err != nil {
 		return Rule{}, err
 	}
 	var r Rule
-	if r.From, err = str(f["from"], path+".from", ""); err != nil {
+	if r.From, err = str(n, f["from"], path+".from", ""); err != nil {
 		return Rule{}, err
 	}
 	to := f["to"]
 	if isNull(to) {
-		return Rule{}, diag.RosShape(path+".to", "", faultMissing)
+		return Rule{}, missing(n, path+".to", "")
 	}
 	if to.Kind != yaml.SequenceNode {
-		return Rule{}, diag.RosShape(path+".to", "", faultNotList)
+		return Rule{}, shape(to, path+".to", "", faultNotList)
 	}
 	if len(to.Content) == 0 {
-		return Rule{}, diag.RosShape(path+".to", "", faultNoCallees)
+		return Rule{}, shape(to, path+".to", "", faultNoCallees)
 	}
 	for j, e := range to.Content {
 		p := fmt.Sprintf("%s.to[%d]", path, j)
-		name, err := str(e, p, "")
+		name, err := str(to, e, p, "")
 		if err != nil {
 			return Rule{}, err
 		}
 		if name == r.From {
-			return Rule{}, diag.RosShape(p, "", fmt.Sprintf("'%s' cannot call itself", name))
+			return Rule{}, diag.RosSelfCall(e.Line, e.Column, p, name)
 		}
 		r.To = append(r.To, name)
 	}
