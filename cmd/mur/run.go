@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -254,8 +255,33 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	if res.ExitStatus == session.StatusOK {
 		return 0
 	}
-	fmt.Fprint(stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text)).Render())
+	fmt.Fprint(stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text), traceShowCommand(sess.ID(), sess.Workdir()), sess.RecordsDir()).Render())
 	return 1
+}
+
+// traceShowCommand is the `mur trace show` command that finds session ses,
+// of workdir, from the current directory (E-RUN-040's hint): --workdir
+// only when the current directory is another, relative when below it.
+func traceShowCommand(ses, workdir string) string {
+	cmd := "mur trace show " + ses
+	wd, err := records.Workdir(workdir)
+	if err != nil {
+		return cmd + " --workdir " + diag.ShellWord(workdir)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return cmd + " --workdir " + diag.ShellWord(wd)
+	}
+	here, err := records.Workdir(cwd)
+	switch rel, relErr := filepath.Rel(here, wd); {
+	case err != nil:
+		return cmd + " --workdir " + diag.ShellWord(wd)
+	case here == wd:
+		return cmd
+	case relErr == nil && !strings.HasPrefix(rel, ".."):
+		return cmd + " --workdir " + diag.ShellWord(rel)
+	}
+	return cmd + " --workdir " + diag.ShellWord(wd)
 }
 
 // waitOrExit waits for the wind-down after a first signal: a second signal,

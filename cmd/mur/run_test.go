@@ -115,15 +115,17 @@ func TestRunDoorMode_CLI4_SIGTERM(t *testing.T) {
 func TestRunSIGTERMDuringTask_CLI5(t *testing.T) {
 	e := blockingCapsule(t, "", "echo $$ > ready; exec sleep 60")
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
+	p.line(t) // murmur: url
+	ses := strings.TrimPrefix(p.line(t), "session: ")
 	pgid := readyPgid(t, e)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	code := p.wait()
-	out, _ := io.ReadAll(p.stdout)
-	_ = out
 	if code != 1 {
 		t.Errorf("exit code = %d, want 1", code)
 	}
-	want := "error[E-RUN-040]: the task ended canceled: SIGTERM\n  hint: the task's result text is in out/result.txt under the records directory, and `mur trace show <session>` shows the turn it ended on and why\n"
+	// Run in the workdir, the hint's command needs no --workdir.
+	records := filepath.Join(e.home, "records", strings.TrimPrefix(e.dir, "/"), ses)
+	want := "error[E-RUN-040]: the task ended canceled: SIGTERM\n  hint: `mur trace show " + ses + "` shows the turn it ended on and why; the task's result text is in " + records + "/out/result.txt\n"
 	if p.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", p.stderr.String(), want)
 	}

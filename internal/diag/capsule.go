@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -80,6 +81,14 @@ func ManMissingKey(file, dottedKey string) *Diagnostic {
 func ManYAML(file string, line, column int, yamlErr string) *Diagnostic {
 	return mk(EMAN002, fmt.Sprintf("%s:%d:%d: %s", file, line, column, yamlErr),
 		fmt.Sprintf("fix the YAML at line %d", line))
+}
+
+// ManCredentialUnset is E-MAN-003 for a primary driver's api_key: ${NAME}
+// whose variable is unset or empty (DRV-3). The hint says where the value
+// can come from: the environment, or the project's .env (SES-10).
+func ManCredentialUnset(file, dottedKey, name string) *Diagnostic {
+	return mk(EMAN003, fmt.Sprintf("%s: %s: the environment variable %s is not set", file, dottedKey, name),
+		fmt.Sprintf("export %s=<your key> before running mur, or add the line %s=<your key> to .env in the project directory (beside murmur.yaml, or a formation's roster.yaml)", name, name))
 }
 
 // ManInvalid is E-MAN-003: `<file>: <dotted key>: <fault>`.
@@ -296,9 +305,11 @@ const RunForgetSessionMessage = "x-murmur-forget-session forgets a harness sessi
 
 // RunTaskEnded is E-RUN-040: status is the session's exit status, reason the
 // deciding task's SES-5 text without its leading "error: ", "stopped: " or "canceled: ".
-func RunTaskEnded(status, reason string) *Diagnostic {
+// show is the mur trace show command that reads this session from the
+// directory the user is in, records its records directory.
+func RunTaskEnded(status, reason, show, records string) *Diagnostic {
 	return mk(ERUN040, fmt.Sprintf("the task ended %s: %s", status, reason),
-		"the task's result text is in out/result.txt under the records directory, and `mur trace show <session>` shows the turn it ended on and why")
+		fmt.Sprintf("`%s` shows the turn it ended on and why; the task's result text is in %s", show, filepath.Join(records, "out", "result.txt")))
 }
 
 // RegNotInGlobal is E-REG-001; each entry is name@version.

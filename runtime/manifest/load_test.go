@@ -207,7 +207,7 @@ func TestLoadErrors(t *testing.T) {
 			"error[E-CAP-013]: artifact 'murmur/delegate-task' collides with a tool the runtime provides itself; the reserved names are share-file, fetch-peer-file, delegate-task, submit-plan, switch-driver, call-member, end-without-answer, pull-artifact, remove-artifact, session-status, background-command\n  hint: rename the artifact, or drop it if the runtime-provided tool is what you wanted\n"},
 		// MAN-4 step 7 (DRV-3)
 		{"DRV3_primary_unset", "name: demo\nversion: 1.0.0\ninference: {driver: {kind: anthropic, model: claude, api_key: '${ANTHROPIC_API_KEY}'}}\n", env(),
-			"error[E-MAN-003]: /proj/murmur.yaml: inference.driver.api_key: the environment variable ANTHROPIC_API_KEY is not set\n  hint: correct inference.driver.api_key\n"},
+			"error[E-MAN-003]: /proj/murmur.yaml: inference.driver.api_key: the environment variable ANTHROPIC_API_KEY is not set\n  hint: export ANTHROPIC_API_KEY=<your key> before running mur, or add the line ANTHROPIC_API_KEY=<your key> to .env in the project directory (beside murmur.yaml, or a formation's roster.yaml)\n"},
 		// MAN-4 order: a step-4 fault waits for the step-3 check; step 5 waits for step 4.
 		{"MAN4_order_fault_before_cap", head + "capabilities: {filesystem: {scope: /etc}}\nlifecycle: {queue_depth: 0}\n", nil,
 			"error[E-MAN-003]: /proj/murmur.yaml: lifecycle.queue_depth: must be greater than 0\n  hint: correct lifecycle.queue_depth\n"},

@@ -168,7 +168,7 @@ func (l *loader) step7(getenv func(string) string) *diag.Diagnostic {
 		return nil
 	}
 	if name := in.Driver.APIKeyEnv; name != "" && getenv(name) == "" {
-		return diag.ManInvalid(l.file, "inference.driver.api_key", fmt.Sprintf("the environment variable %s is not set", name))
+		return diag.ManCredentialUnset(l.file, "inference.driver.api_key", name)
 	}
 	for i := range in.Alternates {
 		a := &in.Alternates[i]
