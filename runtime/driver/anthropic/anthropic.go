@@ -17,9 +17,7 @@ package anthropic
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/internal/httpcall"
@@ -34,20 +32,9 @@ const DefaultEndpoint = "https://api.anthropic.com"
 // Version is the anthropic-version header every request carries (DRV-6).
 const Version = "2023-06-01"
 
-// Config configures a Driver. Only Endpoint's form is checked by New; the
-// manifest has validated the rest (capsule.md §1.6).
-type Config struct {
-	Endpoint   string         // base URL; "" = DefaultEndpoint; requests go to <Endpoint>/v1/messages
-	APIKey     driver.Secret  // sent as x-api-key; "" = keyless, no x-api-key header
-	Credential string         // the environment variable NAME APIKey came from (E-RUN-027); "" when keyless
-	Options    driver.Options // the driver block's config (driver.ParseOptions); zero fields take defaults
-	HTTPClient *http.Client   // nil = a client of the driver's own
-	// Sleep waits between retries (DRV-4) and returns ctx's error if it ends
-	// first; nil = real timers. Tests inject one that records the waits.
-	Sleep  func(ctx context.Context, d time.Duration) error
-	Now    func() time.Time // the clock for Retry-After dates; nil = time.Now
-	Logger *slog.Logger     // retries at Warn; nil = silent
-}
+// Config configures a Driver: requests go to <Endpoint>/v1/messages, the
+// key as x-api-key.
+type Config = driver.HTTPConfig
 
 // Driver speaks the Messages API. It is safe for concurrent use.
 type Driver struct {
@@ -63,9 +50,7 @@ var (
 
 // New returns a driver for cfg, or an error if Endpoint is not an http(s) URL.
 func New(cfg Config) (*Driver, error) {
-	url, caller, err := httpcall.New(Kind, cfg.Endpoint, DefaultEndpoint, "/v1/messages", httpcall.Caller{
-		Client: cfg.HTTPClient, Timeout: cfg.Options.RequestTimeout, Credential: cfg.Credential,
-		Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger})
+	url, caller, err := httpcall.New(Kind, DefaultEndpoint, "/v1/messages", cfg)
 	if err != nil {
 		return nil, err
 	}

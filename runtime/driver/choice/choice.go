@@ -61,10 +61,10 @@ func Open(s Spec) (driver.Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg := driver.HTTPConfig{Endpoint: s.Endpoint, APIKey: s.APIKey, Credential: s.Credential,
+		Options: opts, HTTPClient: s.HTTPClient, Sleep: s.Sleep, Logger: s.Logger}
 	if s.Kind == openai.Kind {
-		return openai.New(openai.Config{Endpoint: s.Endpoint, APIKey: s.APIKey, Credential: s.Credential,
-			Options: opts, HTTPClient: s.HTTPClient, Sleep: s.Sleep, Logger: s.Logger})
+		return openai.New(cfg)
 	}
-	return anthropic.New(anthropic.Config{Endpoint: s.Endpoint, APIKey: s.APIKey, Credential: s.Credential,
-		Options: opts, HTTPClient: s.HTTPClient, Sleep: s.Sleep, Logger: s.Logger})
+	return anthropic.New(cfg)
 }

@@ -19,9 +19,7 @@ package openai
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/internal/httpcall"
@@ -33,20 +31,9 @@ const Kind = "openai"
 // DefaultEndpoint is the endpoint when the driver block names none (DRV-5).
 const DefaultEndpoint = "https://api.openai.com/v1"
 
-// Config configures a Driver. Only Endpoint's form is checked by New; the
-// manifest has validated the rest (capsule.md §1.6).
-type Config struct {
-	Endpoint   string         // base URL; "" = DefaultEndpoint; requests go to <Endpoint>/chat/completions
-	APIKey     driver.Secret  // sent as a bearer token; "" = keyless, no Authorization header
-	Credential string         // the environment variable NAME APIKey came from (E-RUN-027); "" when keyless
-	Options    driver.Options // the driver block's config (driver.ParseOptions); zero fields take defaults
-	HTTPClient *http.Client   // nil = a client of the driver's own
-	// Sleep waits between retries (DRV-4) and returns ctx's error if it ends
-	// first; nil = real timers. Tests inject one that records the waits.
-	Sleep  func(ctx context.Context, d time.Duration) error
-	Now    func() time.Time // the clock for Retry-After dates; nil = time.Now
-	Logger *slog.Logger     // retries at Warn; nil = silent
-}
+// Config configures a Driver: requests go to <Endpoint>/chat/completions,
+// the key as a bearer token; Options.MaxTokensField names the output cap.
+type Config = driver.HTTPConfig
 
 // Driver speaks Chat Completions. It is safe for concurrent use.
 type Driver struct {
@@ -63,9 +50,7 @@ var (
 
 // New returns a driver for cfg, or an error if Endpoint is not an http(s) URL.
 func New(cfg Config) (*Driver, error) {
-	url, caller, err := httpcall.New(Kind, cfg.Endpoint, DefaultEndpoint, "/chat/completions", httpcall.Caller{
-		Client: cfg.HTTPClient, Timeout: cfg.Options.RequestTimeout, Credential: cfg.Credential,
-		Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger})
+	url, caller, err := httpcall.New(Kind, DefaultEndpoint, "/chat/completions", cfg)
 	if err != nil {
 		return nil, err
 	}

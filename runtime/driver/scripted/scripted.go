@@ -78,7 +78,7 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 		return nil, &driver.ScriptError{Reason: fmt.Sprintf("script exhausted after %d turns", len(seq.Turns))}
 	}
 	if t.DelayMS > 0 {
-		if err := wait(ctx, time.Duration(t.DelayMS)*time.Millisecond); err != nil {
+		if err := driver.Sleep(ctx, time.Duration(t.DelayMS)*time.Millisecond); err != nil { // DRV-7: cancellable
 			return nil, err
 		}
 	}
@@ -164,16 +164,4 @@ func (t Turn) reply(v *vars, cursor int) (*driver.Response, error) {
 	}
 	resp.RawBody = raw
 	return resp, nil
-}
-
-// wait blocks for d or until ctx ends (DRV-7 delay_ms is cancellable).
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

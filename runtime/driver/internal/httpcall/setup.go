@@ -10,12 +10,15 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 )
 
-// New sets up one HTTP driver: it returns the URL its requests go to —
-// endpoint ("" = def) without a trailing '/', then path — and a Caller of
-// kind made from c with DRV-4's defaults: a Timeout <= 0 is
-// driver.DefaultRequestTimeout, a nil Client a client of the driver's own.
-// It fails when the endpoint is not an http(s) URL.
-func New(kind, endpoint, def, path string, c Caller) (string, *Caller, error) {
+// New sets up one HTTP driver of kind from cfg: it returns the URL its
+// requests go to — cfg.Endpoint ("" = def) without a trailing '/', then
+// path — and a Caller with DRV-4's defaults: a request timeout <= 0 is
+// driver.DefaultRequestTimeout, a nil HTTPClient a client of the driver's
+// own. It fails when the endpoint is not an http(s) URL.
+func New(kind, def, path string, cfg driver.HTTPConfig) (string, *Caller, error) {
+	c := Caller{Client: cfg.HTTPClient, Timeout: cfg.Options.RequestTimeout, Credential: cfg.Credential,
+		Sleep: cfg.Sleep, Now: cfg.Now, Logger: cfg.Logger}
+	endpoint := cfg.Endpoint
 	if endpoint == "" {
 		endpoint = def
 	}

@@ -24,7 +24,7 @@ func TestNew(t *testing.T) {
 		{"::", "", `k endpoint "::" is not an http(s) URL`},
 	}
 	for _, tt := range tests {
-		url, c, err := New("k", tt.endpoint, "https://api.example.com", "/v1/x", Caller{Credential: "K_KEY"})
+		url, c, err := New("k", "https://api.example.com", "/v1/x", driver.HTTPConfig{Endpoint: tt.endpoint, Credential: "K_KEY"})
 		switch {
 		case tt.wantErr != "":
 			if err == nil || err.Error() != tt.wantErr || c != nil {
@@ -37,7 +37,7 @@ func TestNew(t *testing.T) {
 		}
 	}
 	client := &http.Client{}
-	_, c, err := New("k", "", "http://h", "", Caller{Client: client, Timeout: 3 * time.Second})
+	_, c, err := New("k", "http://h", "", driver.HTTPConfig{HTTPClient: client, Options: driver.Options{RequestTimeout: 3 * time.Second}})
 	if err != nil || c.Client != client || c.Timeout != 3*time.Second {
 		t.Errorf("New(set) = %+v, %v; want the given client and timeout", c, err)
 	}
