@@ -36,11 +36,11 @@ func TestRunOpenAIFake_DRV5(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	last := reqs[1].Chat.Messages
+	last := reqs[1].Decoded.Messages
 	if tool := last[len(last)-1]; tool.Role != "tool" || !strings.Contains(tool.Text(), "Stdout:\nfrom-the-shell\n") {
 		t.Errorf("tool message sent back = %+v", tool)
 	}
-	if sys := reqs[0].Chat.Messages[0]; sys.Role != "system" || !strings.HasPrefix(sys.Text(), "[Capsule]\nname: openai-capsule\nversion: 1.0.0\nsession: ses_") {
+	if sys := reqs[0].Decoded.Messages[0]; sys.Role != "system" || !strings.HasPrefix(sys.Text(), "[Capsule]\nname: openai-capsule\nversion: 1.0.0\nsession: ses_") {
 		t.Errorf("system message = %q", sys.Text())
 	}
 }

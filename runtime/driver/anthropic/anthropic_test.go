@@ -80,7 +80,7 @@ func TestToolUseRoundTrip(t *testing.T) {
 			t.Errorf("headers = %v", r.Header)
 		}
 	}
-	if msgs := got[1].Messages.Messages; len(msgs) != 3 || len(msgs[2].Content) != 3 || msgs[2].Content[2].Type != "text" {
+	if msgs := got[1].Decoded.Messages; len(msgs) != 3 || len(msgs[2].Content) != 3 || msgs[2].Content[2].Type != "text" {
 		t.Errorf("merged conversation = %s", got[1].Body)
 	}
 	if string(r1.RequestBody) != string(got[1].Body) || r1.EstimatedInputTokens() != driver.EstimateTokens(len(got[1].Body)) {
@@ -117,7 +117,7 @@ func TestStopReasonsPassThrough(t *testing.T) {
 		t.Errorf("array input = %+v", u)
 	}
 	drivertest.NoFailures(t, srv)
-	if req := srv.Requests()[0]; req.Header.Get("x-api-key") != "" || req.Messages.MaxTokens != 8192 || req.Messages.System != nil {
+	if req := srv.Requests()[0]; req.Header.Get("x-api-key") != "" || req.Decoded.MaxTokens != 8192 || req.Decoded.System != nil {
 		t.Errorf("keyless request = %v %s", req.Header, req.Body)
 	}
 }
@@ -139,7 +139,7 @@ func TestForeignInvalidCall(t *testing.T) {
 		t.Fatalf("Complete() error = %v", err)
 	}
 	drivertest.NoFailures(t, srv)
-	if in := srv.Requests()[0].Messages.Messages[1].Content[0].Input; string(in) != "{}" {
+	if in := srv.Requests()[0].Decoded.Messages[1].Content[0].Input; string(in) != "{}" {
 		t.Errorf("input sent = %s", in)
 	}
 }

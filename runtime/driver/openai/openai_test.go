@@ -115,7 +115,7 @@ func TestKeylessAndMaxCompletionTokens(t *testing.T) {
 		t.Fatalf("Complete() error = %v", err)
 	}
 	drivertest.NoFailures(t, srv)
-	chat := srv.Requests()[0].Chat
+	chat := srv.Requests()[0].Decoded
 	if chat.MaxCompletionTokens == nil || *chat.MaxCompletionTokens != 64 || chat.MaxTokens != nil {
 		t.Errorf("caps = %v %v", chat.MaxTokens, chat.MaxCompletionTokens)
 	}
@@ -189,7 +189,7 @@ func TestInvalidArguments(t *testing.T) {
 		t.Fatalf("Complete(round trip) error = %v", err)
 	}
 	drivertest.NoFailures(t, srv)
-	sent := srv.Requests()[1].Chat.Messages[1].ToolCalls
+	sent := srv.Requests()[1].Decoded.Messages[1].ToolCalls
 	if sent[0].Function.Arguments != `{"command": ` || sent[1].Function.Arguments != `["ls"]` || sent[2].Function.Arguments != "{}" {
 		t.Errorf("arguments sent back = %+v", sent)
 	}

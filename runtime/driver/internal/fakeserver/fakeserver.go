@@ -3,7 +3,8 @@
 // loopback server that checks each request against its provider's wire,
 // answers a wrong API key 401 as the provider does, answers the rest from a
 // queue of scripted replies (then a handler), and captures every request and
-// every check failure. A Wire says what differs between the providers.
+// every check failure. A Wire says what differs between the providers; each
+// provider's package names Server, Request and Config for its own B and R.
 package fakeserver
 
 import (
@@ -24,9 +25,22 @@ type Request[B any] struct {
 	Decoded B
 }
 
+// Config says what a fake expects of the requests it gets.
+type Config struct {
+	// APIKey is the key requests must carry in the wire's KeyHeader (after
+	// its KeyPrefix); another one, or none, is answered 401 as the provider
+	// does. "" = keyless: a request carrying KeyHeader is a check failure.
+	APIKey string
+	// Model, when set, is the model every request must name.
+	Model string
+}
+
 // Wire is what one provider's fake says about its API: B is its request
-// body, R its scripted reply. Every field must be set.
+// body, R its scripted reply. Every field but Base and KeyPrefix must be set.
 type Wire[B, R any] struct {
+	// Base is the path a driver's endpoint ends in ("/v1" or ""): Server.URL
+	// is the server's root followed by Base.
+	Base string
 	// Check checks a request's method, path and headers; "" = well formed.
 	Check func(*http.Request) string
 	// Decode reads a body strictly and checks its shape; problem "" = well
@@ -50,7 +64,8 @@ type Wire[B, R any] struct {
 
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server[B, R any] struct {
-	// URL is the server's root: http://127.0.0.1:<port>.
+	// URL is the endpoint to configure: http://127.0.0.1:<port>, then the
+	// wire's Base.
 	URL string
 
 	wire     Wire[B, R]
@@ -65,13 +80,12 @@ type Server[B, R any] struct {
 	served   int
 }
 
-// New starts a server on a loopback port. apiKey is the key requests must
-// carry ("" = keyless: a request carrying KeyHeader is a check failure);
-// model, when set, is the model every request must name. Close it when done.
-func New[B, R any](wire Wire[B, R], apiKey, model string) *Server[B, R] {
-	s := &Server[B, R]{wire: wire, key: apiKey, model: model}
+// New starts a server on a loopback port that expects what cfg says. Close
+// it when done.
+func New[B, R any](wire Wire[B, R], cfg Config) *Server[B, R] {
+	s := &Server[B, R]{wire: wire, key: cfg.APIKey, model: cfg.Model}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL
+	s.URL = s.srv.URL + wire.Base
 	return s
 }
 
@@ -101,7 +115,7 @@ func (s *Server[B, R]) Requests() []Request[B] {
 }
 
 // Failures returns the check failures so far: requests of the wrong shape
-// and requests that found no reply.
+// and requests that found no reply. A test asserts it is empty.
 func (s *Server[B, R]) Failures() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -66,7 +66,7 @@ func post(t *testing.T, url, path, key, contentType, payload string) (int, strin
 // wrong key and malformed requests, checking answers, captures and failures.
 func TestServe_DRV9(t *testing.T) {
 	t.Parallel()
-	s := New(toy, "sekrit", "m1")
+	s := New(toy, Config{APIKey: "sekrit", Model: "m1"})
 	defer s.Close()
 	s.Enqueue("first", "second")
 	if s.Pending() != 2 {
@@ -133,7 +133,7 @@ func TestServe_DRV9(t *testing.T) {
 // TestKeyless: without a key, a request carrying the key header fails.
 func TestKeyless(t *testing.T) {
 	t.Parallel()
-	s := New(toy, "", "")
+	s := New(toy, Config{})
 	defer s.Close()
 	s.Enqueue("ok", "unused")
 	if status, answer := post(t, s.URL, "/v1/x", "", "application/json", `{"model":"any","text":"a"}`); status != 200 || answer != "0:any:ok" {

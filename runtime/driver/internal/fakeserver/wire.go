@@ -39,6 +39,26 @@ func DecodeStrict[B any](body []byte) (B, string) {
 	return b, ""
 }
 
+// Send writes a scripted reply: under status (0 = 200) with header's
+// entries, body as given when it is not "" (errors, malformed bodies), else
+// the body build makes.
+func Send(w http.ResponseWriter, status int, header map[string]string, body string, build func() []byte) {
+	b := []byte(body)
+	if body == "" {
+		b = build()
+	}
+	WriteReply(w, status, header, b)
+}
+
+// RetryAfter is the header of a reply carrying Retry-After: v; nil when v
+// is "".
+func RetryAfter(v string) map[string]string {
+	if v == "" {
+		return nil
+	}
+	return map[string]string{"Retry-After": v}
+}
+
 // WriteReply writes a scripted reply: header's entries, status (0 = 200),
 // Content-Type application/json, and body.
 func WriteReply(w http.ResponseWriter, status int, header map[string]string, body []byte) {

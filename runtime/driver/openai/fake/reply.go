@@ -53,9 +53,7 @@ func Status(code int, message string) Reply {
 // RateLimited returns a 429 carrying Retry-After (omitted when "").
 func RateLimited(retryAfter string) Reply {
 	r := Status(http.StatusTooManyRequests, "Rate limit reached")
-	if retryAfter != "" {
-		r.Header = map[string]string{"Retry-After": retryAfter}
-	}
+	r.Header = fakeserver.RetryAfter(retryAfter)
 	return r
 }
 
@@ -66,11 +64,7 @@ func Malformed(body string) Reply { return Reply{Body: body} }
 func Int64(n int64) *int64 { return &n }
 
 func (r Reply) write(w http.ResponseWriter, n int, model string) {
-	body := []byte(r.Body)
-	if r.Body == "" {
-		body = r.build(n, model)
-	}
-	fakeserver.WriteReply(w, r.Status, r.Header, body)
+	fakeserver.Send(w, r.Status, r.Header, r.Body, func() []byte { return r.build(n, model) })
 }
 
 func (r Reply) build(n int, model string) []byte {
