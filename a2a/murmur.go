@@ -118,6 +118,34 @@ const (
 // WatchFrames lists the frame types this build writes, in order (door.md SSE-8).
 var WatchFrames = []string{FrameStatus, FrameArtifact, FrameText, FrameGap, FrameLagged, FrameConnectionAck, FrameCapsuleClosed}
 
+// TextFrame is a text frame's data (door.md SSE-8): a task's assistant text,
+// final once it is the answer.
+type TextFrame struct {
+	ID    TaskID `json:"id"`
+	Text  string `json:"text"`
+	Final bool   `json:"final"`
+}
+
+// ArtifactFrame is an artifact frame's data (door.md SSE-8): one tool-call
+// result.
+type ArtifactFrame struct {
+	ID       TaskID       `json:"id"`
+	Artifact ToolArtifact `json:"artifact"`
+}
+
+// ToolArtifact is an artifact frame's artifact: every key present, null
+// when not applicable (SSE-8).
+type ToolArtifact struct {
+	ToolName    string  `json:"tool_name"`
+	Content     string  `json:"content"`
+	FenceSource *string `json:"fence_source"` // null for a refusal
+	ToolCallID  *string `json:"tool_call_id"`
+	IsError     bool    `json:"is_error"`
+	DurationMS  int64   `json:"duration_ms"`
+	ExitCode    *int    `json:"exit_code"` // a shell command's
+	Truncated   bool    `json:"truncated"`
+}
+
 // WatchFrame is one stream/watch frame. ID is 0 for unnumbered frames.
 type WatchFrame struct {
 	ID    uint64

@@ -13,7 +13,6 @@ import (
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/session"
-	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
@@ -66,22 +65,34 @@ func shutdown(srv *door.Server) {
 	_ = srv.Shutdown(ctx)
 }
 
+// readyLine is CLI-4's --json readiness line: keys sorted, auth only on an
+// authenticated door, formation_id only on a member.
+type readyLine struct {
+	Auth        string `json:"auth,omitzero"`
+	FormationID string `json:"formation_id,omitzero"`
+	Name        string `json:"name"`
+	PID         int    `json:"pid"`
+	RecordsDir  string `json:"records_dir"`
+	SessionID   string `json:"session_id"`
+	URL         string `json:"url"`
+	Version     string `json:"version"`
+	Workdir     string `json:"workdir"`
+}
+
 // announce prints the readiness line (--json, CLI-4) or the human lines
 // (CLI-3) once the door serves.
 func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch, url string) {
 	m := l.Manifest
 	auth := m.Network.Authentication != nil
 	if f.jsonOut {
-		line := trace.Obj{}
+		line := readyLine{Name: m.Name, PID: os.Getpid(), RecordsDir: sess.RecordsDir(), SessionID: sess.ID(),
+			URL: url, Version: m.Version, Workdir: sess.Workdir()}
 		if auth {
-			line = append(line, trace.F{K: "auth", V: "bearer"})
+			line.Auth = "bearer"
 		}
 		if l.Member != nil {
-			line = append(line, trace.F{K: "formation_id", V: l.Member.FormationID})
+			line.FormationID = l.Member.FormationID
 		}
-		line = append(line, trace.F{K: "name", V: m.Name}, trace.F{K: "pid", V: os.Getpid()},
-			trace.F{K: "records_dir", V: sess.RecordsDir()}, trace.F{K: "session_id", V: sess.ID()},
-			trace.F{K: "url", V: url}, trace.F{K: "version", V: m.Version}, trace.F{K: "workdir", V: sess.Workdir()})
 		b, _ := json.Marshal(line)
 		fmt.Fprintf(w, "%s\n", b)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // abandonAsync runs Abandon on its own goroutine, for a test that must
@@ -72,11 +73,11 @@ func TestAbandon(t *testing.T) {
 				if len(recs) != 1 {
 					t.Fatalf("Abandon records = %+v, want one member_call", recs)
 				}
-				mc := recFields(recs[0])
-				if mc["status"] != "abandoned" || mc["output"] != c.output || mc["delivered"] != false {
-					t.Errorf("member_call = %v\nwant abandoned %q", mc, c.output)
+				mc := rec[trace.MemberCall](t, recs[0])
+				if mc.Status != "abandoned" || mc.Output != c.output || mc.Delivered {
+					t.Errorf("member_call = %+v\nwant abandoned %q", mc, c.output)
 				}
-				if _, held := mc["member_task_id"]; held != c.held {
+				if held := mc.MemberTaskID != ""; held != c.held {
 					t.Errorf("member_call member_task_id present %v, want %v", held, c.held)
 				}
 				cancels := door.requests(a2a.MethodCancelTask)
@@ -147,9 +148,9 @@ func TestAbandonArrived(t *testing.T) {
 		if len(recs) != 1 {
 			t.Fatalf("records %+v", recs)
 		}
-		mc := recFields(recs[0])
-		if mc["status"] != "completed" || mc["delivered"] != false || mc["output"] != "done" {
-			t.Errorf("member_call = %v, want completed, delivered false", mc)
+		mc := rec[trace.MemberCall](t, recs[0])
+		if mc.Status != "completed" || mc.Delivered || mc.Output != "done" {
+			t.Errorf("member_call = %+v, want completed, delivered false", mc)
 		}
 		if got := f.ts.NoAnswerBelow(); len(got) != 1 || got[0].Status != "abandoned" {
 			t.Errorf("noAnswerBelow = %v, want worker abandoned", got)

@@ -38,14 +38,14 @@ func TestBusyThenTaken(t *testing.T) {
 		start := time.Now()
 		door := &fakeDoor{send: replies(busy(), busy(), busy(), taken("tsk_w")), get: replies(reply{task: completed("tsk_w", "done")})}
 		f := newFixture(t, door, "", 0)
-		turn0, err := f.ts.Trace.Write("inference", trace.F{K: "turn", V: 0}, trace.F{K: "task_id", V: f.ts.ID})
+		turn0, err := f.ts.Trace.Write(trace.Inference{Turn: 0, TaskID: f.ts.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res := f.callMember(t, "worker", "x")
 		// A later turn begins while the re-offers go on: their records still
 		// hang from the turn that made the call (TRACE-2).
-		if _, err := f.ts.Trace.Write("inference", trace.F{K: "turn", V: 1}, trace.F{K: "task_id", V: f.ts.ID}); err != nil {
+		if _, err := f.ts.Trace.Write(trace.Inference{Turn: 1, TaskID: f.ts.ID}); err != nil {
 			t.Fatal(err)
 		}
 		id := callID(t, res)
@@ -59,7 +59,7 @@ func TestBusyThenTaken(t *testing.T) {
 		if len(res.Notes) != 1 || res.Notes[0] != note {
 			t.Errorf("note = %q\nwant %q", res.Notes, note)
 		}
-		if len(res.Records) != 1 || recFields(res.Records[0])["offer"] != 1 || recFields(res.Records[0])["message"] != busyMessage {
+		if len(res.Records) != 1 || rec[trace.MemberCallBusy](t, res.Records[0]).Offer != 1 || rec[trace.MemberCallBusy](t, res.Records[0]).Message != busyMessage {
 			t.Errorf("records = %+v, want the first member_call_busy", res.Records)
 		}
 		s := f.set(t)
@@ -88,9 +88,9 @@ func TestBusyThenTaken(t *testing.T) {
 			t.Errorf("the call ended after %v, want 7.5s", got)
 		}
 		d := s.Deliver()
-		mc := recFields(d.Records[0])
-		if mc["status"] != "completed" || mc["member_task_id"] != "tsk_w" || mc["duration_ms"] != int64(7500) || mc["delivered"] != true {
-			t.Errorf("member_call = %v", mc)
+		mc := rec[trace.MemberCall](t, d.Records[0])
+		if mc.Status != "completed" || mc.MemberTaskID != "tsk_w" || mc.DurationMS != 7500 || !mc.Delivered {
+			t.Errorf("member_call = %+v", mc)
 		}
 		s.Abandon()
 	})
@@ -106,12 +106,12 @@ func TestBusyDeadline(t *testing.T) {
 		s := f.set(t)
 		waitOut(t, s, time.Second)
 		d := s.Deliver()
-		mc := recFields(d.Records[0])
+		mc := rec[trace.MemberCall](t, d.Records[0])
 		want := "worker stayed busy with other work for the whole 10s this call may wait and never took the task; it was offered the task 4 times. Nothing was done on it."
-		if mc["status"] != "rejected" || mc["output"] != want || mc["duration_ms"] != int64(10000) {
-			t.Errorf("member_call = %v, want rejected %q after 10 s", mc, want)
+		if mc.Status != "rejected" || mc.Output != want || mc.DurationMS != 10000 {
+			t.Errorf("member_call = %+v, want rejected %q after 10 s", mc, want)
 		}
-		if _, ok := mc["member_task_id"]; ok {
+		if mc.MemberTaskID != "" {
 			t.Error("a call never held carries member_task_id")
 		}
 		if n := len(door.requests(a2a.MethodSendMessage)); n != 4 { // at 0, 1, 3, 7 s; the next would be at 15 s
@@ -131,9 +131,9 @@ func TestBusyUnreachable(t *testing.T) {
 		f.callMember(t, "worker", "x")
 		s := f.set(t)
 		waitOut(t, s, time.Second)
-		mc := recFields(s.Deliver().Records[0])
-		if mc["status"] != "unreachable" || mc["output"] != "worker's door stopped answering: connection refused" {
-			t.Errorf("member_call = %v", mc)
+		mc := rec[trace.MemberCall](t, s.Deliver().Records[0])
+		if mc.Status != "unreachable" || mc.Output != "worker's door stopped answering: connection refused" {
+			t.Errorf("member_call = %+v", mc)
 		}
 		if n := len(f.records(t, "member_call_busy")); n != 1 {
 			t.Errorf("%d member_call_busy from re-offers, want 1 (offer 3)", n)
@@ -150,9 +150,9 @@ func TestBusyOtherRefusal(t *testing.T) {
 		f.callMember(t, "worker", "x")
 		s := f.set(t)
 		waitOut(t, s, time.Second)
-		mc := recFields(s.Deliver().Records[0])
-		if mc["status"] != "rejected" || mc["output"] != "worker did not take the task: capsule is busy!" {
-			t.Errorf("member_call = %v", mc)
+		mc := rec[trace.MemberCall](t, s.Deliver().Records[0])
+		if mc.Status != "rejected" || mc.Output != "worker did not take the task: capsule is busy!" {
+			t.Errorf("member_call = %+v", mc)
 		}
 		if n := len(door.requests(a2a.MethodSendMessage)); n != 2 {
 			t.Errorf("%d offers, want 2", n)
@@ -224,9 +224,9 @@ func TestPollEndings(t *testing.T) {
 				if got := time.Since(start); got != c.after {
 					t.Errorf("ended after %v, want %v", got, c.after)
 				}
-				mc := recFields(s.Deliver().Records[0])
-				if mc["status"] != c.status || mc["output"] != c.output || mc["member_task_id"] != "tsk_w" {
-					t.Errorf("member_call = %v\nwant %s %q", mc, c.status, c.output)
+				mc := rec[trace.MemberCall](t, s.Deliver().Records[0])
+				if mc.Status != c.status || mc.Output != c.output || mc.MemberTaskID != "tsk_w" {
+					t.Errorf("member_call = %+v\nwant %s %q", mc, c.status, c.output)
 				}
 				if n := len(door.requests(a2a.MethodCancelTask)); n != 0 {
 					t.Errorf("CancelTask sent %d times; only a task taken after the calling task ended is cancelled", n)
@@ -268,9 +268,9 @@ func TestTerminalStates(t *testing.T) {
 				s := f.set(t)
 				waitOut(t, s, 100*time.Millisecond)
 				d := s.Deliver()
-				mc := recFields(d.Records[0])
-				if mc["status"] != c.status || mc["output"] != c.output || mc["truncated"] != (c.name == "cut") {
-					t.Errorf("member_call status %v truncated %v, output %.80q; want %s", mc["status"], mc["truncated"], mc["output"], c.status)
+				mc := rec[trace.MemberCall](t, d.Records[0])
+				if mc.Status != c.status || mc.Output != c.output || mc.Truncated != (c.name == "cut") {
+					t.Errorf("member_call status %v truncated %v, output %.80q; want %s", mc.Status, mc.Truncated, mc.Output, c.status)
 				}
 				header := "[call-member] call " + id + " to worker ended completed:"
 				if c.status != "completed" {

@@ -11,6 +11,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/formation"
 	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // callID returns the call id in a result's data.
@@ -66,7 +67,7 @@ func TestCallStartedSend(t *testing.T) {
 			p.Configuration == nil || !p.Configuration.ReturnImmediately || p.Message.Role != a2a.RoleUser {
 			t.Errorf("SendMessage params = %s, want msg_%s, one text part, returnImmediately", sends[0].params, id)
 		}
-		if len(res.Records) != 1 || res.Records[0].Type != "member_call_start" || recFields(res.Records[0])["member_task_id"] != "tsk_w1" {
+		if len(res.Records) != 1 || rec[trace.MemberCallStart](t, res.Records[0]).MemberTaskID != "tsk_w1" {
 			t.Errorf("records = %+v, want one member_call_start for tsk_w1", res.Records)
 		}
 		f.set(t).Abandon()
@@ -177,11 +178,11 @@ func TestCallEndsInToolCall(t *testing.T) {
 				if len(res.Notes) != 1 || res.Notes[0] != note {
 					t.Errorf("notes = %q\nwant %q", res.Notes, note)
 				}
-				last := recFields(res.Records[len(res.Records)-1])
-				if last["type"] != "member_call" || last["status"] != c.status || last["output"] != c.output || last["delivered"] != true {
-					t.Errorf("member_call = %v", last)
+				last := rec[trace.MemberCall](t, res.Records[len(res.Records)-1])
+				if last.Status != c.status || last.Output != c.output || !last.Delivered {
+					t.Errorf("member_call = %+v", last)
 				}
-				if _, held := last["member_task_id"]; held {
+				if last.MemberTaskID != "" {
 					t.Errorf("member_call of a call never held carries member_task_id: %v", last)
 				}
 				if s := f.set(t); s.Outstanding() != 0 || s.Ready() {

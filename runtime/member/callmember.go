@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/murmur-go/mur/runtime/tools"
-	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // callTool is call-member (tools.md §10).
@@ -15,15 +14,9 @@ type callTool struct{ cfg *Config }
 // Spec is CALL-1's schema (member: an enum of the callees in roster order)
 // and description.
 func (t *callTool) Spec() tools.Spec {
-	schema := trace.Obj{
-		{K: "type", V: "object"},
-		{K: "properties", V: trace.Obj{
-			{K: "member", V: trace.Obj{{K: "type", V: "string"}, {K: "enum", V: t.cfg.Callees}}},
-			{K: "task", V: trace.Obj{{K: "type", V: "string"}}},
-		}},
-		{K: "required", V: []string{"member", "task"}},
-	}
-	return tools.Spec{Name: tools.NameCallMember, Description: callDescription, InputSchema: json.RawMessage(tools.JSON(schema)), Kind: tools.KindRuntime}
+	schema := `{"type":"object","properties":{"member":{"type":"string","enum":` + tools.JSON(t.cfg.Callees) +
+		`},"task":{"type":"string"}},"required":["member","task"]}`
+	return tools.Spec{Name: tools.NameCallMember, Description: callDescription, InputSchema: json.RawMessage(schema), Kind: tools.KindRuntime}
 }
 
 // Call refuses (CALL-2, TOOL-11) or sends one call (CALL-3..8). It returns

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/runtime/tools"
-	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // ewaTool is end-without-answer (tools.md §11).
@@ -14,12 +13,8 @@ type ewaTool struct{ cfg *Config }
 
 // Spec is EWA-1's schema and description.
 func (t *ewaTool) Spec() tools.Spec {
-	schema := trace.Obj{
-		{K: "type", V: "object"},
-		{K: "properties", V: trace.Obj{{K: "reason", V: trace.Obj{{K: "type", V: "string"}}}}},
-		{K: "required", V: []string{"reason"}},
-	}
-	return tools.Spec{Name: tools.NameEndWithoutAnswer, Description: ewaDescription, InputSchema: json.RawMessage(tools.JSON(schema)), Kind: tools.KindRuntime}
+	const schema = `{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}`
+	return tools.Spec{Name: tools.NameEndWithoutAnswer, Description: ewaDescription, InputSchema: json.RawMessage(schema), Kind: tools.KindRuntime}
 }
 
 // Call refuses in EWA-3's order or accepts (EWA-2): the loop then ends the

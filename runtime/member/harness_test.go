@@ -217,13 +217,14 @@ func (f *fixture) records(t *testing.T, typ string) []map[string]any {
 	return out
 }
 
-// recFields renders a record's fields as a map, for assertions.
-func recFields(r tools.Rec) map[string]any {
-	m := map[string]any{"type": r.Type}
-	for _, f := range r.Fields {
-		m[f.K] = f.V
+// rec returns r's trace record as a T, failing t when it is another type.
+func rec[T trace.Record](t *testing.T, r tools.Rec) T {
+	t.Helper()
+	v, ok := r.Record.(T)
+	if !ok {
+		t.Fatalf("record = %#v, want a %T", r.Record, v)
 	}
-	return m
+	return v
 }
 
 // task returns a task in state with a status message text (none when "").

@@ -134,13 +134,9 @@ func (s *callSet) account(c *call, delivered bool, status string) tools.Rec {
 
 // memberCallRec is CALL-11's member_call record. Caller holds mu.
 func (s *callSet) memberCallRec(c *call, delivered bool) tools.Rec {
-	f := []trace.F{{K: "task_id", V: s.ts.ID}, {K: "call_id", V: c.id}, {K: "member", V: c.member}}
-	if c.memberTask != "" {
-		f = append(f, trace.F{K: "member_task_id", V: c.memberTask})
-	}
-	f = append(f, trace.F{K: "status", V: c.end.status}, trace.F{K: "duration_ms", V: c.end.at.Sub(c.start).Milliseconds()},
-		trace.F{K: "output", V: c.end.output}, trace.F{K: "truncated", V: c.end.truncated}, trace.F{K: "delivered", V: delivered})
-	return tools.Rec{Type: "member_call", Fields: f}
+	return tools.Rec{Record: trace.MemberCall{TaskID: s.ts.ID, CallID: c.id, Member: c.member, MemberTaskID: c.memberTask,
+		Status: c.end.status, DurationMS: c.end.at.Sub(c.start).Milliseconds(),
+		Output: c.end.output, Truncated: c.end.truncated, Delivered: delivered}}
 }
 
 // write writes a record from c's goroutine (member_call_busy,
@@ -148,19 +144,17 @@ func (s *callSet) memberCallRec(c *call, delivered bool) tools.Rec {
 // turns began (TRACE-2).
 func (s *callSet) write(c *call, r tools.Rec) {
 	if s.ts.Trace != nil {
-		_, _ = s.ts.Trace.WriteUnder(c.turnNode, s.ts.ID, r.Type, r.Fields...)
+		_, _ = s.ts.Trace.WriteUnder(c.turnNode, s.ts.ID, r.Record)
 	}
 }
 
 func (s *callSet) busyRec(c *call, offer int, message string) tools.Rec {
-	return tools.Rec{Type: "member_call_busy", Fields: []trace.F{{K: "task_id", V: s.ts.ID}, {K: "call_id", V: c.id},
-		{K: "member", V: c.member}, {K: "offer", V: offer}, {K: "waited_ms", V: time.Since(c.start).Milliseconds()},
-		{K: "message", V: message}}}
+	return tools.Rec{Record: trace.MemberCallBusy{TaskID: s.ts.ID, CallID: c.id, Member: c.member, Offer: offer,
+		WaitedMS: time.Since(c.start).Milliseconds(), Message: message}}
 }
 
 func (s *callSet) startRec(c *call, memberTask string) tools.Rec {
-	return tools.Rec{Type: "member_call_start", Fields: []trace.F{{K: "task_id", V: s.ts.ID}, {K: "call_id", V: c.id},
-		{K: "member", V: c.member}, {K: "member_task_id", V: memberTask}}}
+	return tools.Rec{Record: trace.MemberCallStart{TaskID: s.ts.ID, CallID: c.id, Member: c.member, MemberTaskID: memberTask}}
 }
 
 // Outstanding is how many calls are still out (RND-1).

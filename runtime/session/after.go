@@ -29,7 +29,7 @@ func (t *taskRun) afterAnswer(e ending) (next ending, more bool) {
 		used := t.keepUsed
 		t.mu.Unlock()
 		t.userMessage(kw.Message)
-		_, _ = t.s.tr.Write("keep_working", trace.F{K: "task_id", V: t.id}, trace.F{K: "used", V: used}, trace.F{K: "left", V: kw.Limit - used})
+		_, _ = t.s.tr.Write(trace.KeepWorking{TaskID: t.id, Used: used, Left: kw.Limit - used})
 		return ending{}, true
 	}
 	if dc := t.s.m.Lifecycle.DoneCheck; dc != nil {
@@ -108,9 +108,8 @@ func (t *taskRun) continuation() (e ending, more, ended bool) {
 	text, _ := tools.Cut64(strings.Join(texts, "\n\n")) // RND-3
 	t.userMessage(text)
 	t.continuations++
-	_, _ = s.tr.Write("task_continued", trace.F{K: "task_id", V: t.id}, trace.F{K: "continuation_number", V: t.continuations},
-		trace.F{K: "member_calls", V: memberCalls}, trace.F{K: "delegations", V: delegations},
-		trace.F{K: "waited_ms", V: elapsedMS(start, s.now())}, trace.F{K: "turns_remaining", V: s.m.Inference.MaxTurns - t.turns})
+	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations, MemberCalls: memberCalls,
+		Delegations: delegations, WaitedMS: elapsedMS(start, s.now()), TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
 	return ending{}, true, false
 }
 
@@ -140,12 +139,8 @@ func (t *taskRun) doneCheck(e ending) (ending, bool) {
 	t.doneOutcome = r.outcome
 	run := t.doneRuns
 	t.mu.Unlock()
-	var code any
-	if r.code != nil {
-		code = *r.code
-	}
-	_, _ = s.tr.Write("done_check", trace.F{K: "task_id", V: t.id}, trace.F{K: "run", V: run}, trace.F{K: "outcome", V: r.outcome},
-		trace.F{K: "exit_code", V: code}, trace.F{K: "duration_ms", V: r.duration.Milliseconds()}, trace.F{K: "output_bytes", V: r.bytes})
+	_, _ = s.tr.Write(trace.DoneCheck{TaskID: t.id, Run: run, Outcome: r.outcome, ExitCode: r.code,
+		DurationMS: r.duration.Milliseconds(), OutputBytes: r.bytes})
 	if ce, ok := t.canceled(); ok {
 		return ce, false
 	}
@@ -166,9 +161,9 @@ func (t *taskRun) doneCheck(e ending) (ending, bool) {
 	n := t.doneReopens
 	t.mu.Unlock()
 	t.userMessage(msg)
-	_, _ = s.tr.Write("task_reopened", trace.F{K: "task_id", V: t.id}, trace.F{K: "hook_name", V: "done_check"},
-		trace.F{K: "reason", V: "[done_check] " + doneCheckEnded(dc.Command, r.outcome, r.code) + "; its last output:"}, trace.F{K: "reopen_number", V: n},
-		trace.F{K: "attempt_context", V: nil}, trace.F{K: "turns_remaining", V: s.m.Inference.MaxTurns - t.turns})
+	_, _ = s.tr.Write(trace.TaskReopened{TaskID: t.id, HookName: "done_check",
+		Reason: "[done_check] " + doneCheckEnded(dc.Command, r.outcome, r.code) + "; its last output:", ReopenNumber: n,
+		TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
 	if t.run.Provenance().Source == "task_md" {
 		p := filepath.Join(s.runtimeDir, "task.md")
 		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
@@ -188,16 +183,14 @@ func (t *taskRun) writeTaskEnd(e ending, running []string) {
 	s := t.s
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fields := []trace.F{
-		{K: "task_id", V: t.id}, {K: "exit_status", V: e.status}, {K: "duration_ms", V: elapsedMS(t.start, s.now())},
+	rec := trace.TaskEnd{TaskID: t.id, ExitStatus: e.status, DurationMS: elapsedMS(t.start, s.now()),
 		// turns counts the task's inference lines, so that session_end's
 		// total_turns is both their sum and the agent inference lines
 		// (TRACE-4): a call that failed or was canceled wrote none.
-		{K: "turns", V: t.inferred}, {K: "input_tokens", V: t.inTokens}, {K: "output_tokens", V: t.outTokens},
-		{K: "tool_calls", V: t.toolCalls}, {K: "shell_calls", V: t.shellCalls}, {K: "reopen_count", V: t.doneReopens},
-	}
+		Turns: t.inferred, InputTokens: t.inTokens, OutputTokens: t.outTokens,
+		ToolCalls: t.toolCalls, ShellCalls: t.shellCalls, ReopenCount: t.doneReopens, RunningCommands: running}
 	if kw := s.m.Lifecycle.KeepWorking; kw != nil {
-		var by any
+		var by string
 		switch {
 		case t.keepUsed >= kw.Limit:
 			by = "limit"
@@ -208,16 +201,12 @@ func (t *taskRun) writeTaskEnd(e ending, running []string) {
 		case t.turns >= s.m.Inference.MaxTurns:
 			by = "max_turns"
 		}
-		fields = append(fields, trace.F{K: "keep_working", V: trace.Obj{{K: "used", V: t.keepUsed}, {K: "stopped_by", V: by}}})
+		rec.KeepWorking = &trace.TaskKeepWorking{Used: t.keepUsed, StoppedBy: orNull(by)}
 	}
 	if s.m.Lifecycle.DoneCheck != nil {
-		fields = append(fields, trace.F{K: "done_check", V: trace.Obj{{K: "runs", V: t.doneRuns},
-			{K: "reopens", V: t.doneReopens}, {K: "outcome", V: orNull(t.doneOutcome)}}})
+		rec.DoneCheck = &trace.TaskDoneCheck{Runs: t.doneRuns, Reopens: t.doneReopens, Outcome: orNull(t.doneOutcome)}
 	}
-	if len(running) > 0 {
-		fields = append(fields, trace.F{K: "running_commands", V: running})
-	}
-	_, _ = s.tr.Write("task_end", fields...)
+	_, _ = s.tr.Write(rec)
 	s.stats.mu.Lock()
 	s.stats.inTokens += t.inTokens
 	s.stats.outTokens += t.outTokens

@@ -44,8 +44,7 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 		res = tools.Refusal(u.Name, refusal)
 	default:
 		if missing := s.tools.MissingRequired(tool, input); len(missing) > 0 {
-			_, _ = s.tr.Write("tool_input_refused", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
-				trace.F{K: "tool_name", V: u.Name}, trace.F{K: "missing", V: missing})
+			_, _ = s.tr.Write(trace.ToolInputRefused{Turn: turn, TaskID: t.id, ToolName: u.Name, Missing: missing})
 			res = tools.Refusal(u.Name, tools.LacksRequired(u.Name, missing))
 			break
 		}
@@ -65,36 +64,27 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 		status = "error"
 	}
 	dur := s.now().Sub(start).Milliseconds()
-	fields := []trace.F{{K: "turn", V: turn}, {K: "task_id", V: t.id},
-		{K: "tool_name", V: u.Name}, {K: "tool_call_id", V: orNull(u.ID)}, {K: "input", V: input},
-		{K: "input_bytes", V: len(u.Input)}}
+	rec := trace.ToolCall{Turn: turn, TaskID: t.id, ToolName: u.Name, ToolCallID: orNull(u.ID), Input: input,
+		InputBytes: len(u.Input), OutputBytes: len(content), DurationMS: dur, Status: status, Summary: res.Summary}
 	if s.m.Trace.Capture == "content" { // output is written under content only (TRACE-5)
-		fields = append(fields, trace.F{K: "output", V: content})
+		rec.Output = &content
 	}
-	fields = append(fields, trace.F{K: "output_bytes", V: len(content)},
-		trace.F{K: "duration_ms", V: dur}, trace.F{K: "status", V: status}, trace.F{K: "summary", V: res.Summary})
-	_, _ = s.tr.Write("tool_call", fields...)
+	_, _ = s.tr.Write(rec)
 	if len(extra) > 0 {
 		t.noticeRecord(turn, u.Name)
 	}
 	t.writeRecs(res.Records)
 	t.count(res)
-	var fence, code any
+	art := a2a.ToolArtifact{ToolName: u.Name, Content: content, ToolCallID: orNull(u.ID), IsError: res.IsError(),
+		DurationMS: dur, ExitCode: res.ExitCode, Truncated: truncated}
 	if !res.Refused {
 		src := res.Source
 		if src == "" {
 			src = tools.SourceTool + u.Name
 		}
-		fence = src
+		art.FenceSource = &src
 	}
-	if res.ExitCode != nil {
-		code = *res.ExitCode
-	}
-	s.reg.Frame(a2a.FrameArtifact, trace.Obj{{K: "id", V: t.id}, {K: "artifact", V: trace.Obj{
-		{K: "tool_name", V: u.Name}, {K: "content", V: content}, {K: "fence_source", V: fence},
-		{K: "tool_call_id", V: orNull(u.ID)}, {K: "is_error", V: res.IsError()}, {K: "duration_ms", V: dur},
-		{K: "exit_code", V: code}, {K: "truncated", V: truncated},
-	}}})
+	s.reg.Frame(a2a.FrameArtifact, a2a.ArtifactFrame{ID: a2a.TaskID(t.id), Artifact: art})
 	return content, res.IsError()
 }
 
@@ -102,18 +92,12 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 func (t *taskRun) count(res tools.Result) {
 	shells := 0
 	for _, r := range res.Records {
-		switch r.Type {
-		case "shell":
+		switch r := r.Record.(type) {
+		case trace.Shell:
 			shells++
-		case "shell_detached":
+		case trace.ShellDetached:
 			shells++
-			for _, f := range r.Fields {
-				if f.K == "work_id" {
-					if id, ok := f.V.(string); ok {
-						t.detached = append(t.detached, id)
-					}
-				}
-			}
+			t.detached = append(t.detached, r.WorkID)
 		}
 	}
 	t.mu.Lock()
@@ -149,7 +133,6 @@ func (t *taskRun) notice() (string, bool) {
 // noticeRecord writes deadline_notice (REC-3) after the call's tool_call.
 func (t *taskRun) noticeRecord(turn int, tool string) {
 	s := t.s
-	_, _ = s.tr.Write("deadline_notice", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
-		trace.F{K: "tool_name", V: tool}, trace.F{K: "deadline_at", V: tools.FormatDeadline(*s.deadline)},
-		trace.F{K: "left_secs", V: tools.LeftSecs(*s.deadline, s.noticeAt)}, trace.F{K: "margin_secs", V: s.noticeSecs})
+	_, _ = s.tr.Write(trace.DeadlineNotice{Turn: turn, TaskID: t.id, ToolName: tool, DeadlineAt: tools.FormatDeadline(*s.deadline),
+		LeftSecs: tools.LeftSecs(*s.deadline, s.noticeAt), MarginSecs: s.noticeSecs})
 }

@@ -132,7 +132,7 @@ func (w *fakeWaiter) Deliver() tools.Delivery {
 	w.delivered = true
 	return tools.Delivery{Text: "[call-member] call mcl_x to worker ended completed:\n" + tools.Fence("member:worker", "W-42"),
 		Field: "member_calls", IDs: []string{"mcl_x"}, StatusText: "continuing with 1 member answer(s)",
-		Records: []tools.Rec{{Type: "member_call", Fields: []trace.F{{K: "task_id", V: "?"}, {K: "call_id", V: "mcl_x"}, {K: "status", V: "completed"}}}}}
+		Records: []tools.Rec{{Record: trace.MemberCall{TaskID: "?", CallID: "mcl_x", Status: "completed"}}}}
 }
 func (w *fakeWaiter) Abandon() []tools.Rec {
 	w.mu.Lock()

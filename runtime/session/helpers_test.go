@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // writeCapsule writes murmur.yaml (and script.yaml when given) into a fresh
@@ -124,6 +125,12 @@ func readTrace(t *testing.T, s *Session) []record {
 		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("trace line %q: %v", sc.Text(), err)
+		}
+		// Every line is exactly what the Writer writes for its record type.
+		if l, err := trace.ParseLine(sc.Bytes()); err != nil {
+			t.Fatalf("trace line %q: %v", sc.Text(), err)
+		} else if err := l.Check(); err != nil {
+			t.Errorf("trace line %d: %v", len(out)+1, err)
 		}
 		out = append(out, record{Type: m["event_type"].(string), Raw: sc.Text(), Fields: m})
 	}

@@ -118,7 +118,7 @@ func (s *Session) deadlineReached() {
 		live = append(live, string(s.current.ID()))
 	}
 	s.mu.Unlock()
-	_, _ = s.tr.Write("deadline_reached", trace.F{K: "at", V: tools.FormatDeadline(*s.deadline)}, trace.F{K: "live_task_ids", V: live})
+	_, _ = s.tr.Write(trace.DeadlineReached{At: tools.FormatDeadline(*s.deadline), LiveTaskIDs: live})
 	s.stop(ByDeadline, false)
 }
 
@@ -129,7 +129,7 @@ func (s *Session) lifelineClosed(mem *formation.Member) {
 	if s.stopping() {
 		return
 	}
-	_, _ = s.tr.Write("formation_ended", trace.F{K: "formation_id", V: mem.FormationID})
+	_, _ = s.tr.Write(trace.FormationEnded{FormationID: mem.FormationID})
 	fmt.Fprintln(s.cfg.Stderr, formation.LifelineClosedNotice)
 	if s.l.Exit != nil {
 		mem.ArmExitTimer(s.l.Exit)
@@ -228,8 +228,7 @@ func (s *Session) end() Result {
 	s.mu.Unlock()
 	s.reg.Close(stopped)
 	for _, a := range s.works.Close() {
-		_, _ = s.tr.Write("shell_abandoned", trace.F{K: "work_id", V: a.Work.ID}, trace.F{K: "binary", V: a.Work.Binary},
-			trace.F{K: "command", V: a.Work.Command}, trace.F{K: "running_ms", V: a.RunningMS})
+		_, _ = s.tr.Write(trace.ShellAbandoned{WorkID: a.Work.ID, Binary: a.Work.Binary, Command: a.Work.Command, RunningMS: a.RunningMS})
 	}
 	s.mu.Lock()
 	res := Result{ExitStatus: StatusOK}
@@ -241,14 +240,11 @@ func (s *Session) end() Result {
 	}
 	s.mu.Unlock()
 	s.stats.mu.Lock()
-	totals := []trace.F{
-		{K: "total_turns", V: s.stats.turns}, {K: "total_input_tokens", V: s.stats.inTokens},
-		{K: "total_output_tokens", V: s.stats.outTokens}, {K: "total_tool_calls", V: s.stats.toolCalls},
-		{K: "total_shell_calls", V: s.stats.shellCalls},
-	}
+	end := trace.SessionEnd{TotalTurns: s.stats.turns, TotalInputTokens: s.stats.inTokens,
+		TotalOutputTokens: s.stats.outTokens, TotalToolCalls: s.stats.toolCalls, TotalShellCalls: s.stats.shellCalls}
 	s.stats.mu.Unlock()
-	_, _ = s.tr.Write("session_end", append(totals,
-		trace.F{K: "duration_ms", V: elapsedMS(s.start, s.now())}, trace.F{K: "exit_status", V: res.ExitStatus})...)
+	end.DurationMS, end.ExitStatus = elapsedMS(s.start, s.now()), res.ExitStatus
+	_, _ = s.tr.Write(end)
 	s.stopCancel()
 	s.wg.Wait()
 	if err := s.tr.Close(); err != nil && !errors.Is(err, trace.ErrClosed) {

@@ -41,7 +41,7 @@ func (t *taskRun) loop() ending {
 				return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
 			}
 			if text := resp.Text(); text != "" {
-				t.s.reg.Frame(a2a.FrameText, trace.Obj{{K: "id", V: t.id}, {K: "text", V: text}, {K: "final", V: false}})
+				t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})
 			}
 			t.runTools(uses)
 			if e, ok := t.canceled(); ok {
@@ -70,8 +70,7 @@ func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
 	block, d, changeID := s.choices.take()
 	turn := t.turns
 	if changeID != "" {
-		_, _ = s.tr.Write("control_applied", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
-			trace.F{K: "name", V: "inference.driver"}, trace.F{K: "value", V: block.Name}, trace.F{K: "change_id", V: changeID})
+		_, _ = s.tr.Write(trace.ControlApplied{Turn: turn, TaskID: t.id, Name: "inference.driver", Value: block.Name, ChangeID: changeID})
 	}
 	t.refreshTools(turn)
 	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens}
@@ -118,9 +117,7 @@ func (t *taskRun) admit(d driver.Driver, req *driver.Request, turn int) (ending,
 	if !refuse {
 		return ending{}, false
 	}
-	_, _ = s.tr.Write("spend_ceiling_reached", trace.F{K: "turn", V: turn}, trace.F{K: "task_id", V: t.id},
-		trace.F{K: "limit", V: "session"}, trace.F{K: "ceiling", V: ceiling}, trace.F{K: "used", V: used},
-		trace.F{K: "requested", V: requested})
+	_, _ = s.tr.Write(trace.SpendCeilingReached{Turn: turn, TaskID: t.id, Limit: "session", Ceiling: ceiling, Used: used, Requested: requested})
 	return ending{status: StatusSpendCeiling, text: resultSpend(ceiling, used, requested)}, true
 }
 
@@ -131,8 +128,7 @@ func (t *taskRun) driverFailed(err error) ending {
 	s := t.s
 	var ce *driver.CredentialError
 	if errors.As(err, &ce) {
-		_, _ = s.tr.Write("inference_credential", trace.F{K: "source", V: "environment"}, trace.F{K: "credential", V: ce.Credential},
-			trace.F{K: "change", V: "rejected"}, trace.F{K: "status", V: ce.Status})
+		_, _ = s.tr.Write(trace.InferenceCredential{Source: "environment", Credential: ce.Credential, Change: "rejected", Status: ce.Status})
 		fmt.Fprint(s.cfg.Stderr, ce.Diagnostic().Render())
 	}
 	reason := driver.Reason(err)
@@ -144,29 +140,17 @@ func (t *taskRun) driverFailed(err error) ending {
 func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, resp *driver.Response, opts driver.Options) {
 	s := t.s
 	in, out := resp.EstimatedInputTokens(), resp.EstimatedOutputTokens()
-	decision := "end_turn"
-	var toolName any
-	if uses := resp.ToolUses(); len(uses) > 0 {
-		decision, toolName = "tool_call", uses[0].Name
-	} else if resp.StopReason == driver.StopMaxTokens {
-		decision = "text"
-	}
-	fields := []trace.F{
-		{K: "turn", V: turn}, {K: "task_id", V: t.id}, {K: "choice", V: choice},
-		{K: "input_tokens", V: in}, {K: "output_tokens", V: out}, {K: "decision", V: decision},
-		{K: "stop_reason", V: resp.StopReason}, {K: "tool_name", V: toolName},
-	}
 	u := resp.Usage
-	for _, f := range []struct {
-		k string
-		v *int64
-	}{{"input_tokens_actual", u.Input}, {"output_tokens_actual", u.Output}, {"cached_tokens", u.Cached}, {"cache_write_tokens", u.CacheWrite}} {
-		if f.v != nil {
-			fields = append(fields, trace.F{K: f.k, V: *f.v})
-		}
+	rec := trace.Inference{Turn: turn, TaskID: t.id, Choice: choice, InputTokens: in, OutputTokens: out,
+		Decision: "end_turn", StopReason: resp.StopReason,
+		InputTokensActual: u.Input, OutputTokensActual: u.Output, CachedTokens: u.Cached, CacheWriteTokens: u.CacheWrite,
+		Capture: t.capture(req, resp)}
+	if uses := resp.ToolUses(); len(uses) > 0 {
+		rec.Decision, rec.ToolName = "tool_call", &uses[0].Name
+	} else if resp.StopReason == driver.StopMaxTokens {
+		rec.Decision = "text"
 	}
-	fields = append(fields, t.captureFields(req, resp)...)
-	_, _ = s.tr.Write("inference", fields...)
+	_, _ = s.tr.Write(rec)
 
 	t.mu.Lock()
 	t.inTokens += in
@@ -203,9 +187,9 @@ func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, 
 	s.stats.lastContext = c
 }
 
-// captureFields are TRACE-5's meta fields; under content the bodies also go
-// to blobs/<sha256>, write-once.
-func (t *taskRun) captureFields(req *driver.Request, resp *driver.Response) []trace.F {
+// capture is TRACE-5's meta fields, nil under none; under content the
+// bodies also go to blobs/<sha256>, write-once.
+func (t *taskRun) capture(req *driver.Request, resp *driver.Response) *trace.Capture {
 	s := t.s
 	capture := s.m.Trace.Capture
 	if capture == "none" {
@@ -221,17 +205,15 @@ func (t *taskRun) captureFields(req *driver.Request, resp *driver.Response) []tr
 		bodies = append(bodies, b)
 	}
 	toolsJSON, _ := json.Marshal(req.Tools)
-	fields := []trace.F{
-		{K: "message_ids", V: ids}, {K: "system_sha", V: sha(req.System)}, {K: "tools_sha", V: sha(string(toolsJSON))},
-		{K: "response_sha", V: sha(string(resp.RawBody))}, {K: "message_shas", V: shas},
-	}
+	c := &trace.Capture{MessageIDs: ids, SystemSHA: sha(req.System), ToolsSHA: sha(string(toolsJSON)),
+		ResponseSHA: sha(string(resp.RawBody)), MessageSHAs: shas}
 	if capture == "content" {
 		bodies = append(bodies, []byte(req.System), toolsJSON, resp.RawBody)
 		for _, b := range bodies {
 			t.s.blob(b)
 		}
 	}
-	return fields
+	return c
 }
 
 // blob writes b to blobs/<sha256> once (TRACE-5 content).
@@ -251,7 +233,7 @@ func (s *Session) blob(b []byte) {
 // writeRecs writes tool or waiter records, parented through task_id.
 func (t *taskRun) writeRecs(recs []tools.Rec) {
 	for _, r := range recs {
-		id, err := t.s.tr.WriteTask(t.id, r.Type, r.Fields...)
+		id, err := t.s.tr.WriteTask(t.id, r.Record)
 		if err == nil && r.Written != nil {
 			r.Written(id)
 		}

@@ -63,7 +63,5 @@ func (t *taskRun) refreshTools(turn int) {
 		names = append(names, sp.Name)
 	}
 	slices.Sort(names)
-	_, _ = s.tr.Write("tools_refreshed", trace.F{K: "trigger", V: "agent"}, trace.F{K: "added", V: added},
-		trace.F{K: "removed", V: removed}, trace.F{K: "tools", V: names}, trace.F{K: "turn", V: turn},
-		trace.F{K: "task_id", V: t.id})
+	_, _ = s.tr.Write(trace.ToolsRefreshed{Trigger: "agent", Added: added, Removed: removed, Tools: names, Turn: turn, TaskID: t.id})
 }

@@ -143,7 +143,7 @@ func Start(l *Launch, cfg StartConfig) (*Session, error) {
 		return nil, fmt.Errorf("task table: %w", err)
 	}
 	s.reg = reg
-	if _, err := s.tr.Write("session_start", s.sessionStartFields()...); err != nil {
+	if _, err := s.tr.Write(s.sessionStartRecord()); err != nil {
 		return nil, err
 	}
 	s.retain()
@@ -213,7 +213,7 @@ func (s *Session) retain() {
 		s.bootstrap(fmt.Sprintf("retention: %v\n", err))
 	}
 	for _, rm := range removals {
-		_, _ = s.tr.Write("retention", trace.F{K: "store", V: rm.Store}, trace.F{K: "reason", V: rm.Reason}, trace.F{K: "removed", V: rm.Removed})
+		_, _ = s.tr.Write(trace.Retention{Store: rm.Store, Reason: rm.Reason, Removed: rm.Removed})
 	}
 }
 

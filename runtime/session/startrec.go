@@ -5,60 +5,50 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// sessionStartFields are session_start's payload fields in capsule.md §6's
-// order, then a member's TRC-1 fields.
-func (s *Session) sessionStartFields() []trace.F {
+// sessionStartRecord is session_start (capsule.md §6), with a member's TRC-1
+// fields.
+func (s *Session) sessionStartRecord() trace.SessionStart {
 	m := s.m
 	primary := m.Inference.Driver
-	var maxSession any
-	if m.Inference.MaxSessionTokens > 0 {
-		maxSession = m.Inference.MaxSessionTokens
+	rec := trace.SessionStart{
+		CapsuleName: m.Name, CapsuleVersion: m.Version, Model: primary.Model,
+		MaxTurns: m.Inference.MaxTurns, Capabilities: []string{},
+		ToolsDeclared: nonNil(s.tools.Declared()), CredentialSource: primary.CredentialSource(),
+		SystemPromptSource: s.l.PromptSource,
+		ContainmentDecl:    "advisory", ContainmentAchv: "advisory",
+		EffectiveGrants: s.effectiveGrants(), Lifecycle: s.lifecycle(),
 	}
-	var caps []string
+	if n := m.Inference.MaxSessionTokens; n > 0 {
+		rec.MaxSessionTokens = &n
+	}
 	if len(m.Capabilities.Network.Allow) > 0 {
-		caps = append(caps, "network")
+		rec.Capabilities = append(rec.Capabilities, "network")
 	}
 	if m.Capabilities.Filesystem.Scope != "" || len(m.Capabilities.Filesystem.ReadOnly) > 0 {
-		caps = append(caps, "filesystem")
+		rec.Capabilities = append(rec.Capabilities, "filesystem")
 	}
 	if m.Capabilities.Shell != nil {
-		caps = append(caps, "shell")
+		rec.Capabilities = append(rec.Capabilities, "shell")
 	}
-	if caps == nil {
-		caps = []string{}
-	}
-	var ics []trace.Obj
 	for _, c := range m.Inference.Choices() {
-		ics = append(ics, trace.Obj{{K: "name", V: c.Name}, {K: "kind", V: c.Kind}, {K: "model", V: c.Model},
-			{K: "available", V: c.Available}, {K: "credential_source", V: c.CredentialSource()}})
+		rec.InferenceChoices = append(rec.InferenceChoices, trace.InferenceChoice{Name: c.Name, Kind: c.Kind,
+			Model: c.Model, Available: c.Available, CredentialSource: c.CredentialSource()})
 	}
-	var deadline any
-	if s.deadline != nil {
-		deadline = tools.FormatDeadline(*s.deadline)
-	}
-	var promptSHA any
 	if s.l.Prompt != "" {
-		promptSHA = sha(s.l.Prompt)
+		h := sha(s.l.Prompt)
+		rec.SystemPromptSHA256 = &h
 	}
-	fields := []trace.F{
-		{K: "capsule_name", V: m.Name}, {K: "capsule_version", V: m.Version}, {K: "model", V: primary.Model},
-		{K: "max_turns", V: m.Inference.MaxTurns}, {K: "max_session_tokens", V: maxSession},
-		{K: "capabilities", V: caps}, {K: "tools_declared", V: nonNil(s.tools.Declared())},
-		{K: "inference_choices", V: ics}, {K: "credential_source", V: primary.CredentialSource()},
-		{K: "system_prompt_source", V: s.l.PromptSource}, {K: "system_prompt_sha256", V: promptSHA},
-		{K: "resumed_from", V: nil}, {K: "context_id", V: nil},
-		{K: "containment_declared", V: "advisory"}, {K: "containment_achieved", V: "advisory"},
-		{K: "effective_grants", V: s.effectiveGrants()}, {K: "lifecycle", V: s.lifecycleObj()},
-		{K: "deadline", V: deadline},
+	if s.deadline != nil {
+		d := tools.FormatDeadline(*s.deadline)
+		rec.Deadline = &d
 	}
 	if mem := s.l.Member; mem != nil {
-		fields = append(fields, trace.F{K: "formation_id", V: mem.FormationID})
+		rec.FormationID = mem.FormationID
 		if mem.Launched() {
-			fields = append(fields, trace.F{K: "formation_member", V: mem.Name},
-				trace.F{K: "formation_callees", V: nonNil(mem.Callees)})
+			rec.FormationMember, rec.FormationCallees = mem.Name, nonNil(mem.Callees)
 		}
 	}
-	return fields
+	return rec
 }
 
 func nonNil(s []string) []string {
@@ -69,11 +59,12 @@ func nonNil(s []string) []string {
 }
 
 // effectiveGrants is session_start.effective_grants.
-func (s *Session) effectiveGrants() trace.Obj {
+func (s *Session) effectiveGrants() trace.Grants {
 	c := s.m.Capabilities
-	netAllow := []string{}
+	g := trace.Grants{NetworkAllow: []string{}, ReadOnlyPaths: nonNil(c.Filesystem.ReadOnly),
+		PeerTasksAccept: s.m.Exports.PeerTasks.Accept}
 	for _, e := range c.Network.Allow {
-		netAllow = append(netAllow, e.Raw)
+		g.NetworkAllow = append(g.NetworkAllow, e.Raw)
 	}
 	var shellAllow, spawn, peerFetch []string
 	if c.Shell != nil {
@@ -87,48 +78,34 @@ func (s *Session) effectiveGrants() trace.Obj {
 			peerFetch = append(peerFetch, e.Raw)
 		}
 	}
-	var scope, exportsFiles, peerFiles, install any
-	if c.Filesystem.Scope != "" {
-		scope = c.Filesystem.Scope
+	g.ShellAllow, g.SpawnAllow, g.PeerFetchAllow = nonNil(shellAllow), nonNil(spawn), nonNil(peerFetch)
+	if sc := c.Filesystem.Scope; sc != "" {
+		g.FilesystemScope = &sc
 	}
 	if f := s.m.Exports.Files; f != nil {
-		exportsFiles = trace.Obj{{K: "root", V: f.Root}, {K: "mode", V: f.Mode}, {K: "max_bytes", V: f.MaxBytes}}
+		g.ExportsFiles = &trace.ExportsFiles{Root: f.Root, Mode: f.Mode, MaxBytes: f.MaxBytes}
 	}
 	if p := s.m.Exports.PeerFiles; p != nil {
-		peerFiles = trace.Obj{{K: "root", V: p.Root}, {K: "max_ttl_secs", V: int64(p.MaxTTL.Seconds())}, {K: "max_bytes", V: p.MaxBytes}}
+		g.PeerFiles = &trace.PeerFiles{Root: p.Root, MaxTTLSecs: int64(p.MaxTTL.Seconds()), MaxBytes: p.MaxBytes}
 	}
 	if in := c.Install; in != nil {
-		install = trace.Obj{{K: "skill", V: nonNil(in.Skill)}, {K: "tool", V: nonNil(in.Tool)}, {K: "from", V: nonNil(in.From)}}
+		g.Install = &trace.Install{Skill: nonNil(in.Skill), Tool: nonNil(in.Tool), From: nonNil(in.From)}
 	}
-	return trace.Obj{
-		{K: "network_allow", V: netAllow}, {K: "shell_allow", V: nonNil(shellAllow)},
-		{K: "spawn_allow", V: nonNil(spawn)}, {K: "peer_fetch_allow", V: nonNil(peerFetch)},
-		{K: "filesystem_scope", V: scope}, {K: "read_only_paths", V: nonNil(c.Filesystem.ReadOnly)},
-		{K: "exports_files", V: exportsFiles}, {K: "peer_files", V: peerFiles},
-		{K: "peer_tasks_accept", V: s.m.Exports.PeerTasks.Accept}, {K: "install", V: install},
-	}
+	return g
 }
 
-// lifecycleObj is session_start.lifecycle: §1.5's keys after the overrides.
-func (s *Session) lifecycleObj() trace.Obj {
+// lifecycle is session_start.lifecycle: §1.5's keys after the overrides.
+func (s *Session) lifecycle() trace.Lifecycle {
 	lc := s.m.Lifecycle
-	var kw, dc, grace, notice any
+	out := trace.Lifecycle{TaskAcceptance: lc.TaskAcceptance, AfterTask: lc.AfterTask,
+		QueueDepth: lc.QueueDepth, MaxTaskReopens: lc.MaxTaskReopens,
+		ShellGraceSecs: lc.ShellGraceSecs, DeadlineNoticeSecs: lc.DeadlineNoticeSecs,
+		DelegationDeadlineSecs: lc.DelegationDeadlineSecs}
 	if k := lc.KeepWorking; k != nil {
-		kw = trace.Obj{{K: "limit", V: k.Limit}, {K: "message", V: k.Message}}
+		out.KeepWorking = &trace.LifecycleKeepWorking{Limit: k.Limit, Message: k.Message}
 	}
 	if d := lc.DoneCheck; d != nil {
-		dc = trace.Obj{{K: "command", V: d.Command}, {K: "limit", V: d.Limit}, {K: "timeout_secs", V: d.TimeoutSecs}}
+		out.DoneCheck = &trace.LifecycleDoneCheck{Command: d.Command, Limit: d.Limit, TimeoutSecs: d.TimeoutSecs}
 	}
-	if lc.ShellGraceSecs != nil {
-		grace = *lc.ShellGraceSecs
-	}
-	if lc.DeadlineNoticeSecs != nil {
-		notice = *lc.DeadlineNoticeSecs
-	}
-	return trace.Obj{
-		{K: "task_acceptance", V: lc.TaskAcceptance}, {K: "after_task", V: lc.AfterTask},
-		{K: "queue_depth", V: lc.QueueDepth}, {K: "max_task_reopens", V: lc.MaxTaskReopens},
-		{K: "keep_working", V: kw}, {K: "done_check", V: dc}, {K: "shell_grace_secs", V: grace},
-		{K: "deadline_notice_secs", V: notice}, {K: "delegation_deadline_secs", V: lc.DelegationDeadlineSecs},
-	}
+	return out
 }

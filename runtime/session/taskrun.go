@@ -138,15 +138,9 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 	t := &taskRun{s: s, run: run, id: string(run.ID()), ctx: ctx, start: s.now(), phase: "turn",
 		state: &tools.TaskState{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
 			CallerMember: run.Caller().Member, Trace: s.tr}}
-	fields := []trace.F{
-		{K: "task_id", V: t.id}, {K: "context_id", V: string(run.ContextID())}, {K: "source", V: prov.Source},
-		{K: "origin", V: string(prov.Origin)}, {K: "trust", V: string(prov.Trust)}, {K: "lane", V: lane(prov.Origin)},
-		{K: "message_parts_bytes", V: partsBytes(run.Message())},
-	}
-	if m := run.Caller().Member; m != "" {
-		fields = append(fields, trace.F{K: "caller_member", V: m}) // TRC-3
-	}
-	_, _ = s.tr.Write("task_start", fields...)
+	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
+		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: lane(prov.Origin),
+		MessagePartsBytes: partsBytes(run.Message()), CallerMember: run.Caller().Member}) // caller_member: TRC-3
 	s.mu.Lock()
 	s.curTask = t
 	s.mu.Unlock()
@@ -189,12 +183,11 @@ func (t *taskRun) finish(e ending) {
 	running := s.works.Running()
 	switch e.status {
 	case StatusCanceled:
-		_, _ = s.tr.Write("task_canceled", trace.F{K: "task_id", V: t.id}, trace.F{K: "turn", V: t.turnIndex()},
-			trace.F{K: "phase", V: t.getPhase()}, trace.F{K: "detached_work_ids", V: t.stillDetached(running)},
-			trace.F{K: "delegation_ids", V: []string{}})
+		turn := t.turnIndex()
+		_, _ = s.tr.Write(trace.TaskCanceled{TaskID: t.id, Turn: &turn, Phase: t.getPhase(),
+			DetachedWorkIDs: t.stillDetached(running), DelegationIDs: []string{}})
 	case StatusFailed:
-		_, _ = s.tr.Write("task_failed", trace.F{K: "task_id", V: t.id}, trace.F{K: "turn", V: t.turnIndex()},
-			trace.F{K: "cause", V: e.cause}, trace.F{K: "reason", V: e.reason})
+		_, _ = s.tr.Write(trace.TaskFailed{TaskID: t.id, Turn: t.turnIndex(), Cause: e.cause, Reason: e.reason})
 	}
 	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
 	var meta a2a.MurmurTaskMetadata
@@ -203,7 +196,7 @@ func (t *taskRun) finish(e ending) {
 	switch e.status {
 	case StatusOK:
 		out = task.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
-		s.reg.Frame(a2a.FrameText, trace.Obj{{K: "id", V: t.id}, {K: "text", V: e.text}, {K: "final", V: true}})
+		s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: e.text, Final: true})
 	case StatusCanceled:
 		out.State = a2a.TaskStateCanceled
 	case StatusNoAnswer:
@@ -223,7 +216,7 @@ func (t *taskRun) finish(e ending) {
 }
 
 // turnIndex is the 0-based turn the task is on: 0 before the first call.
-func (t *taskRun) turnIndex() any {
+func (t *taskRun) turnIndex() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.turns == 0 {

@@ -99,22 +99,17 @@ func (s *Session) Trace() *trace.Writer { return s.tr }
 // background-command returned the exit, starts a completion task (SHELL-3).
 func (s *Session) workExited(w *tools.Work, returned bool) {
 	snap := w.Snapshot(s.now())
-	var completion any
+	var completion *string
 	lc := s.m.Lifecycle
 	if !returned && lc.TaskAcceptance == "queue" && lc.AfterTask == "sleep" {
 		text := "Background command " + w.ID + " (" + w.Command + ") ended.\n\n" + w.Report(s.now(), nil)
 		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}
 		prov := task.Provenance{Origin: a2a.OriginCompletion, Trust: a2a.TrustTrusted, Source: "detached_shell"}
 		if t, err := s.reg.Submit(prov, msg); err == nil {
-			completion = string(t.ID)
+			id := string(t.ID)
+			completion = &id
 		}
 	}
-	var code any
-	if snap.ExitCode != nil {
-		code = *snap.ExitCode
-	}
-	_, _ = s.tr.Write("shell_completed",
-		trace.F{K: "work_id", V: w.ID}, trace.F{K: "exit_code", V: code}, trace.F{K: "status", V: snap.Status},
-		trace.F{K: "duration_ms", V: snap.Duration.Milliseconds()}, trace.F{K: "output_bytes", V: snap.OutputBytes},
-		trace.F{K: "completion_task_id", V: completion})
+	_, _ = s.tr.Write(trace.ShellCompleted{WorkID: w.ID, ExitCode: snap.ExitCode, Status: snap.Status,
+		DurationMS: snap.Duration.Milliseconds(), OutputBytes: snap.OutputBytes, CompletionTaskID: completion})
 }

@@ -130,9 +130,7 @@ func (s *Skill) Call(_ context.Context, cc *CallContext, _ json.RawMessage) Resu
 		res = Result{Status: Failed, Summary: s.Name + ": error", Data: fmt.Sprintf("skill '%s' could not be read: %v", s.Name, err), Source: SourceSkill + s.Name}
 	}
 	res.Skill = true
-	res.Records = []Rec{{Type: "skill_call", Fields: []trace.F{
-		{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID}, {K: "skill_name", V: s.Name},
-		{K: "output_bytes", V: len(b)}, {K: "duration_ms", V: time.Since(start).Milliseconds()}, {K: "status", V: status},
-	}}}
+	res.Records = []Rec{{Record: trace.SkillCall{Turn: cc.Turn, TaskID: cc.TaskID, SkillName: s.Name,
+		OutputBytes: len(b), DurationMS: time.Since(start).Milliseconds(), Status: status}}}
 	return res
 }

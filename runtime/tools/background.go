@@ -98,24 +98,21 @@ func (t *bgTool) Call(ctx context.Context, cc *CallContext, input json.RawMessag
 	if s.Held {
 		notes = append(notes, noteHeldOutput)
 	}
-	var waitedSecs, code, status any
+	rec := trace.BackgroundCommand{Turn: cc.Turn, TaskID: cc.TaskID, WorkID: id, Operation: op, State: s.State,
+		ElapsedSecs: s.ElapsedSecs, OutputBytes: s.OutputBytes}
 	if waited != nil {
-		waitedSecs = int64(*waited / time.Second)
+		ws := int64(*waited / time.Second)
+		rec.WaitedSecs = &ws
 	}
 	if s.ExitCode != nil {
-		code, status = *s.ExitCode, s.Status
+		rec.ExitCode, rec.Status = s.ExitCode, &s.Status
 	}
 	return Result{
 		Status:  Passed, // BG-2: whatever the exit code
 		Summary: fmt.Sprintf("%s: %s %s", name, op, s.State),
 		Data:    w.Report(now, waited),
 		Notes:   notes,
-		Records: []Rec{{Type: "background_command", Fields: []trace.F{
-			{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID},
-			{K: "work_id", V: id}, {K: "operation", V: op}, {K: "state", V: s.State},
-			{K: "elapsed_secs", V: s.ElapsedSecs}, {K: "waited_secs", V: waitedSecs},
-			{K: "exit_code", V: code}, {K: "status", V: status}, {K: "output_bytes", V: s.OutputBytes},
-		}}},
+		Records: []Rec{{Record: rec}},
 	}
 }
 

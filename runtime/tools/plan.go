@@ -184,6 +184,9 @@ func (t *planTool) Call(ctx context.Context, cc *CallContext, input json.RawMess
 	for i, raw := range rawSteps {
 		steps[i] = decodeStep(i, raw)
 	}
+	if cc == nil {
+		cc = &CallContext{} // no task: the records are not written
+	}
 	run := &planRun{t: t, cc: cc, id: id, steps: steps, start: start}
 	run.writeStart(file)
 	if why := t.validate(steps); why != "" {

@@ -69,9 +69,9 @@ func newPlanFix(t *testing.T, extra ...Artifact) *planFix {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.tr.Close() })
-	f.tr.Write("session_start")
-	f.tr.Write("task_start", trace.F{K: "task_id", V: "tsk_a"})
-	f.turn, _ = f.tr.Write("inference", trace.F{K: "turn", V: 0}, trace.F{K: "task_id", V: "tsk_a"})
+	f.tr.Write(trace.SessionStart{})
+	f.tr.Write(trace.TaskStart{TaskID: "tsk_a"})
+	f.turn, _ = f.tr.Write(trace.Inference{Turn: 0, TaskID: "tsk_a"})
 	f.state = &TaskState{ID: "tsk_a", Trace: f.tr}
 	return f
 }
@@ -134,7 +134,7 @@ func TestPlanRuns_PLAN3_PLAN4_PLAN7(t *testing.T) {
 	golden.Check(t, "plan_records", f.planRecords(t))
 	var shells []string
 	for _, r := range res.Records {
-		shells = append(shells, r.Type)
+		shells = append(shells, r.Record.EventType())
 	}
 	if strings.Join(shells, ",") != "shell,shell,shell" { // greet once, broken twice
 		t.Errorf("step records = %v", shells)

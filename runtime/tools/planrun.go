@@ -187,8 +187,8 @@ func (r *planRun) worker(ctx context.Context, s *planStep) settleMsg {
 	attempts := 0
 	for attempts <= s.Retries && ctx.Err() == nil {
 		attempts++
-		r.write("plan_step_start", trace.F{K: "plan_id", V: r.id}, trace.F{K: "step_id", V: s.ID},
-			trace.F{K: "kind", V: s.kind()}, trace.F{K: "depends_on", V: orEmpty(s.DependsOn)}, trace.F{K: "attempt", V: attempts})
+		r.write(trace.PlanStepStart{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, StepID: s.ID,
+			Kind: s.kind(), DependsOn: orEmpty(s.DependsOn), Attempt: attempts})
 		if s.kind() == "tool" {
 			last = r.toolStep(ctx, s)
 		} else {
@@ -239,13 +239,8 @@ func (r *planRun) settle(s *planStep, status string, output, errText *string, at
 	r.settled[s.ID] = o
 	r.order = append(r.order, o)
 	r.mu.Unlock()
-	var e any
-	if errText != nil {
-		e = *errText
-	}
-	r.write("plan_step", trace.F{K: "plan_id", V: r.id}, trace.F{K: "step_id", V: s.ID}, trace.F{K: "kind", V: o.kind},
-		trace.F{K: "status", V: status}, trace.F{K: "attempts", V: attempts}, trace.F{K: "duration_ms", V: dur.Milliseconds()},
-		trace.F{K: "error", V: e})
+	r.write(trace.PlanStep{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, StepID: s.ID, Kind: o.kind,
+		Status: status, Attempts: attempts, DurationMS: dur.Milliseconds(), Error: errText})
 }
 
 // report is PLAN-7's result: passed only when the plan completed.
@@ -268,17 +263,15 @@ func (r *planRun) report(completed bool, failedStep, summary string) Result {
 
 // writeStart writes plan_start: the authored DAG, before validation (PLAN-8).
 func (r *planRun) writeStart(file string) {
-	steps := make([]trace.Obj, len(r.steps))
+	steps := make([]trace.PlanStartStep, len(r.steps))
 	for i, s := range r.steps {
-		var id any
+		steps[i] = trace.PlanStartStep{Kind: s.kind(), DependsOn: orEmpty(s.DependsOn), HasCondition: s.If != ""}
 		if s.ID != "" {
-			id = s.ID
+			steps[i].StepID = &s.ID
 		}
-		steps[i] = trace.Obj{{K: "step_id", V: id}, {K: "kind", V: s.kind()},
-			{K: "depends_on", V: orEmpty(s.DependsOn)}, {K: "has_condition", V: s.If != ""}}
 	}
-	r.write("plan_start", trace.F{K: "plan_id", V: r.id}, trace.F{K: "file", V: file},
-		trace.F{K: "step_count", V: len(r.steps)}, trace.F{K: "steps", V: steps})
+	r.write(trace.PlanStart{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, File: file,
+		StepCount: len(r.steps), Steps: steps})
 }
 
 // writeEnd writes plan_end (PLAN-8): failed_step is "plan" for a plan
@@ -297,28 +290,24 @@ func (r *planRun) writeEnd(outcome, failedStep, reason string) {
 		}
 	}
 	r.mu.Unlock()
-	var fs, why any
+	end := trace.PlanEnd{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, Outcome: outcome,
+		StepsTotal: len(r.steps), StepsSucceeded: ok, StepsFailed: failed, StepsSkipped: skipped,
+		DurationMS: r.t.now().Sub(r.start).Milliseconds()}
 	if failedStep != "" {
-		fs = failedStep
+		end.FailedStep = &failedStep
 	}
 	if reason != "" {
-		why = reason
+		end.Reason = &reason
 	}
-	r.write("plan_end", trace.F{K: "plan_id", V: r.id}, trace.F{K: "outcome", V: outcome}, trace.F{K: "failed_step", V: fs},
-		trace.F{K: "steps_total", V: len(r.steps)}, trace.F{K: "steps_succeeded", V: ok}, trace.F{K: "steps_failed", V: failed},
-		trace.F{K: "steps_skipped", V: skipped}, trace.F{K: "duration_ms", V: r.t.now().Sub(r.start).Milliseconds()},
-		trace.F{K: "reason", V: why})
+	r.write(end)
 }
 
 // write writes a plan record as the call runs, parented to the turn that
 // made it (TRACE-2).
-func (r *planRun) write(eventType string, fields ...trace.F) {
-	cc := r.cc
-	if cc == nil || cc.Task == nil || cc.Task.Trace == nil {
-		return
+func (r *planRun) write(rec trace.Record) {
+	if ts := r.cc.Task; ts != nil && ts.Trace != nil {
+		_, _ = ts.Trace.Write(rec)
 	}
-	head := []trace.F{{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID}}
-	_, _ = cc.Task.Trace.WriteTask(cc.TaskID, eventType, append(head, fields...)...)
 }
 
 func orEmpty(l []string) []string {

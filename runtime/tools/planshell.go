@@ -49,12 +49,10 @@ func (r *planRun) shellStep(ctx context.Context, s *planStep) attemptResult {
 	<-p.done
 	code := exitCode(p.cmd.ProcessState)
 	r.mu.Lock()
-	r.recs = append(r.recs, Rec{Type: "shell", Fields: []trace.F{
-		{K: "turn", V: r.cc.Turn}, {K: "task_id", V: r.cc.TaskID},
-		{K: "binary", V: bin}, {K: "command", V: s.Shell}, {K: "exit_code", V: code},
-		{K: "stdout_bytes", V: out.count(&out.outBytes)}, {K: "stderr_bytes", V: out.count(&out.errBytes)},
-		{K: "duration_ms", V: p.exitAt.Sub(start).Milliseconds()},
-	}})
+	r.recs = append(r.recs, Rec{Record: trace.Shell{Turn: r.cc.Turn, TaskID: r.cc.TaskID,
+		Binary: bin, Command: s.Shell, ExitCode: code,
+		StdoutBytes: out.count(&out.outBytes), StderrBytes: out.count(&out.errBytes),
+		DurationMS: p.exitAt.Sub(start).Milliseconds()}})
 	r.mu.Unlock()
 	text := out.text()
 	if code != 0 {

@@ -267,14 +267,13 @@ func (in *Installer) pulled(cc *CallContext, full, name, version, role string, r
 		Summary: fmt.Sprintf("%s: pulled %s@%s from the %s", NamePullArtifact, full, version, labelOf(r.Scope)),
 		Data:    JSON(data),
 		Notes:   []string{pullNote(name)},
-		Records: []Rec{{Type: "artifact_pulled", Fields: []trace.F{
-			{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID},
-			{K: "name", V: full}, {K: "version", V: version}, {K: "runtime", V: role},
+		Records: []Rec{{Record: trace.ArtifactPulled{Turn: cc.Turn, TaskID: cc.TaskID,
+			Name: full, Version: version, Runtime: role,
 			// origin is the pin's STORE-5 origin: the runtime pulled it, not the operator.
-			{K: "origin", V: store.OriginRuntime}, {K: "session", V: in.cfg.SessionID},
+			Origin: store.OriginRuntime, Session: in.cfg.SessionID,
 			// trust: nobody vetted a pulled artifact (PULL-1).
-			{K: "trust", V: "untrusted"},
-			{K: "fetched_from", V: labelOf(r.Scope)}, {K: "sha256", V: r.SHA256},
+			Trust:       "untrusted",
+			FetchedFrom: labelOf(r.Scope), SHA256: r.SHA256,
 		}}},
 	}
 }

@@ -21,8 +21,7 @@ const (
 // tool_call line (capsule.md §6: "shell … after its tool_call"), parented to
 // the turn. Written, when set, receives the record's event id.
 type Rec struct {
-	Type    string
-	Fields  []trace.F
+	Record  trace.Record
 	Written func(eventID string)
 }
 
@@ -77,7 +76,7 @@ func (r *Result) Content(toolName string, extra ...string) (content string, trun
 }
 
 // JSON encodes v compactly without HTML escaping (TOOL-5). Maps encode with
-// sorted keys; trace.Obj keeps its order.
+// sorted keys; structs in field order.
 func JSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

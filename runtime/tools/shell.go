@@ -168,13 +168,8 @@ func (t *shellTool) finished(cc *CallContext, command string, start time.Time, p
 		Data:     text,
 		Notes:    notes,
 		ExitCode: &code,
-		Records: []Rec{{Type: "shell", Fields: []trace.F{
-			{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID},
-			{K: "binary", V: t.bin}, {K: "command", V: command},
-			{K: "exit_code", V: code},
-			{K: "stdout_bytes", V: out.stdout.bytes()}, {K: "stderr_bytes", V: out.stderr.bytes()},
-			{K: "duration_ms", V: dur},
-		}}},
+		Records: []Rec{{Record: trace.Shell{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
+			ExitCode: code, StdoutBytes: out.stdout.bytes(), StderrBytes: out.stderr.bytes(), DurationMS: dur}}},
 	}
 }
 
@@ -184,11 +179,8 @@ func (t *shellTool) detached(cc *CallContext, command string, w *Work) Result {
 		Summary: fmt.Sprintf("%s: moved to the background as %s", t.bin, w.ID),
 		Data:    w.Report(t.sh.now(), nil),
 		Notes:   []string{noteDetached(w.ID)},
-		Records: []Rec{{Type: "shell_detached", Fields: []trace.F{
-			{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID},
-			{K: "binary", V: t.bin}, {K: "command", V: command},
-			{K: "work_id", V: w.ID}, {K: "grace_secs", V: int64(*t.sh.Grace / time.Second)},
-		}}},
+		Records: []Rec{{Record: trace.ShellDetached{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
+			WorkID: w.ID, GraceSecs: int64(*t.sh.Grace / time.Second)}}},
 	}
 }
 

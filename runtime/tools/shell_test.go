@@ -209,7 +209,7 @@ func TestShellHeldOutputUnderGrace_SHELL2_SHELL3(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	if workIDRe.MatchString(res.Data) || len(res.Records) != 1 || res.Records[0].Type != "shell" {
+	if workIDRe.MatchString(res.Data) || len(res.Records) != 1 || res.Records[0].Record.EventType() != "shell" {
 		t.Fatalf("a command that exited at once moved to the background: %q, records %+v", res.Data, res.Records)
 	}
 	want := "$ (exec sleep 60) & echo $! > " + pidFile + "; echo early\nExit code: 0\nStdout:\nearly\n\nStderr:\n"

@@ -87,14 +87,12 @@ func (t *statusTool) Spec() Spec {
 }
 
 func (t *statusTool) Call(_ context.Context, cc *CallContext, _ json.RawMessage) Result {
-	obj := StatusObject(t.snap(cc))
+	data := JSON(StatusObject(t.snap(cc)))
 	return Result{
 		Status:  Passed,
 		Summary: NameSessionStatus + ": passed",
-		Data:    JSON(obj),
-		Records: []Rec{{Type: "session_status", Fields: []trace.F{
-			{K: "turn", V: cc.Turn}, {K: "task_id", V: cc.TaskID}, {K: "status", V: obj},
-		}}},
+		Data:    data,
+		Records: []Rec{{Record: trace.SessionStatus{Turn: cc.Turn, TaskID: cc.TaskID, Status: json.RawMessage(data)}}},
 	}
 }
 
@@ -123,67 +121,106 @@ func counter(c *Counter) any {
 	if c == nil {
 		return "none"
 	}
-	return trace.Obj{{K: "used", V: c.Used}, {K: "left", V: max(c.Limit-c.Used, 0)}}
+	return StatusCounter{Used: c.Used, Left: max(c.Limit-c.Used, 0)}
 }
 
-// StatusObject builds STATUS-1's object, keys in its order (ours): time,
-// turns, keep_working, done_check, context, (quota: never under http),
-// tokens, spend.
-func StatusObject(s StatusSnapshot) trace.Obj {
-	var taskElapsed any = "unknown"
+// StatusReport is STATUS-1's object, keys in its order (ours): time, turns,
+// keep_working, done_check, context, (quota: never under http), tokens,
+// spend. A value not measured or not configured holds "unknown" or
+// "none" instead (the fields typed any).
+type StatusReport struct {
+	Time        StatusTime    `json:"time"`
+	Turns       StatusTurns   `json:"turns"`
+	KeepWorking any           `json:"keep_working"` // StatusCounter or "none"
+	DoneCheck   any           `json:"done_check"`   // StatusCounter or "none"
+	Context     any           `json:"context"`      // StatusContext or "unknown"
+	Quota       []QuotaWindow `json:"quota,omitempty"`
+	Tokens      StatusTokens  `json:"tokens"`
+	Spend       StatusSpend   `json:"spend"`
+}
+
+// StatusTime is STATUS-1's time.
+type StatusTime struct {
+	ElapsedSecs     int64 `json:"elapsed_secs"`
+	TaskElapsedSecs any   `json:"task_elapsed_secs"` // int64 or "unknown"
+	Deadline        any   `json:"deadline"`          // StatusDeadline or "none"
+}
+
+// StatusDeadline is STATUS-1's time.deadline.
+type StatusDeadline struct {
+	At       string `json:"at"`
+	LeftSecs int64  `json:"left_secs"`
+}
+
+// StatusTurns is STATUS-1's turns.
+type StatusTurns struct {
+	Used int `json:"used"`
+	Cap  any `json:"cap"` // int or "none"
+}
+
+// StatusCounter is STATUS-1's keep_working and done_check.
+type StatusCounter struct {
+	Used int `json:"used"`
+	Left int `json:"left"`
+}
+
+// StatusContext is STATUS-1's context.
+type StatusContext struct {
+	UsedTokens   int64  `json:"used_tokens"`
+	WindowTokens any    `json:"window_tokens"` // int64 or "none"
+	BudgetTokens any    `json:"budget_tokens"` // int64 or "none"
+	BudgetBasis  string `json:"budget_basis"`
+	MeasuredBy   string `json:"measured_by"` // estimate | actual
+}
+
+// StatusTokens is STATUS-1's tokens: provider-reported sums, or "unknown".
+type StatusTokens struct {
+	Input           any `json:"input"`
+	Output          any `json:"output"`
+	Cached          any `json:"cached"`
+	CacheWrite      any `json:"cache_write"`
+	UnreportedCalls int `json:"unreported_calls"`
+}
+
+// StatusSpend is STATUS-1's spend.
+type StatusSpend struct {
+	Tokens  int64 `json:"tokens"`
+	Ceiling any   `json:"ceiling"` // int64 or "none"
+	Machine any   `json:"machine"` // MachineSpend or "none"
+}
+
+// StatusObject builds STATUS-1's object from a snapshot.
+func StatusObject(s StatusSnapshot) StatusReport {
+	r := StatusReport{
+		Time:        StatusTime{ElapsedSecs: secs(s.Now.Sub(s.SessionStart)), TaskElapsedSecs: "unknown", Deadline: "none"},
+		Turns:       StatusTurns{Used: s.TurnsUsed, Cap: orNone(s.MaxTurns)},
+		KeepWorking: counter(s.KeepWorking),
+		DoneCheck:   counter(s.DoneCheck),
+		Context:     "unknown",
+		Quota:       s.Quota,
+		Tokens: StatusTokens{Input: orUnknown(s.Input), Output: orUnknown(s.Output),
+			Cached: orUnknown(s.Cached), CacheWrite: orUnknown(s.CacheWrite), UnreportedCalls: s.Unreported},
+		Spend: StatusSpend{Tokens: s.SpendTokens, Ceiling: orNone(s.Ceiling), Machine: orNone(s.Machine)},
+	}
 	if s.TaskStart != nil {
-		taskElapsed = secs(s.Now.Sub(*s.TaskStart))
+		r.Time.TaskElapsedSecs = secs(s.Now.Sub(*s.TaskStart))
 	}
-	var deadline any = "none"
 	if s.Deadline != nil {
-		deadline = trace.Obj{{K: "at", V: FormatDeadline(*s.Deadline)}, {K: "left_secs", V: LeftSecs(*s.Deadline, s.Now)}}
+		r.Time.Deadline = StatusDeadline{At: FormatDeadline(*s.Deadline), LeftSecs: LeftSecs(*s.Deadline, s.Now)}
 	}
-	var ctxObj any = "unknown"
 	if c := s.Context; c != nil {
-		var window, budget, basis any = "none", "none", "none"
+		ctx := StatusContext{UsedTokens: c.UsedTokens, WindowTokens: "none", BudgetTokens: "none", BudgetBasis: "none", MeasuredBy: "estimate"}
 		if c.WindowTokens != nil {
-			window = *c.WindowTokens
-			b, bs := *c.WindowTokens-c.MaxTokens, "context_window_less_output_cap"
+			b, basis := *c.WindowTokens-c.MaxTokens, "context_window_less_output_cap"
 			if c.MaxInput != nil && *c.MaxInput < b {
-				b, bs = *c.MaxInput, "max_input_tokens"
+				b, basis = *c.MaxInput, "max_input_tokens"
 			}
-			budget, basis = b, bs
+			ctx.WindowTokens, ctx.BudgetTokens, ctx.BudgetBasis = *c.WindowTokens, b, basis
 		}
-		measured := "estimate"
 		if c.Actual {
-			measured = "actual"
+			ctx.MeasuredBy = "actual"
 		}
-		ctxObj = trace.Obj{
-			{K: "used_tokens", V: c.UsedTokens}, {K: "window_tokens", V: window},
-			{K: "budget_tokens", V: budget}, {K: "budget_basis", V: basis}, {K: "measured_by", V: measured},
-		}
+		r.Context = ctx
 	}
-	var machine any = "none"
-	if s.Machine != nil {
-		machine = *s.Machine
-	}
-	obj := trace.Obj{
-		{K: "time", V: trace.Obj{
-			{K: "elapsed_secs", V: secs(s.Now.Sub(s.SessionStart))},
-			{K: "task_elapsed_secs", V: taskElapsed},
-			{K: "deadline", V: deadline},
-		}},
-		{K: "turns", V: trace.Obj{{K: "used", V: s.TurnsUsed}, {K: "cap", V: orNone(s.MaxTurns)}}},
-		{K: "keep_working", V: counter(s.KeepWorking)},
-		{K: "done_check", V: counter(s.DoneCheck)},
-		{K: "context", V: ctxObj},
-	}
-	if len(s.Quota) > 0 {
-		obj = append(obj, trace.F{K: "quota", V: s.Quota})
-	}
-	return append(obj,
-		trace.F{K: "tokens", V: trace.Obj{
-			{K: "input", V: orUnknown(s.Input)}, {K: "output", V: orUnknown(s.Output)},
-			{K: "cached", V: orUnknown(s.Cached)}, {K: "cache_write", V: orUnknown(s.CacheWrite)},
-			{K: "unreported_calls", V: s.Unreported},
-		}},
-		trace.F{K: "spend", V: trace.Obj{
-			{K: "tokens", V: s.SpendTokens}, {K: "ceiling", V: orNone(s.Ceiling)}, {K: "machine", V: machine},
-		}},
-	)
+	return r
 }

@@ -27,7 +27,7 @@ func TestSessionStatusFull_STATUS1(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 	golden.Check(t, "session_status_full", res.Data)
-	if len(res.Records) != 1 || res.Records[0].Type != "session_status" {
+	if len(res.Records) != 1 || res.Records[0].Record.EventType() != "session_status" {
 		t.Fatalf("records = %+v", res.Records)
 	}
 }

@@ -47,17 +47,13 @@ func (t *switchTool) names() []string {
 }
 
 func (t *switchTool) Spec() Spec {
-	schema := trace.Obj{
-		{K: "type", V: "object"},
-		{K: "properties", V: trace.Obj{{K: "driver", V: trace.Obj{{K: "type", V: "string"}, {K: "enum", V: t.names()}}}}},
-		{K: "required", V: []string{"driver"}},
-	}
+	schema := `{"type":"object","properties":{"driver":{"type":"string","enum":` + JSON(t.names()) + `}},"required":["driver"]}`
 	var list []string
 	for _, c := range t.choices {
 		list = append(list, fmt.Sprintf("%s (%s, model %s)", c.Name, c.Kind, c.Model))
 	}
 	desc := "Selects the driver choice that serves your next inference call and every one after it; the conversation carries over. Choices: " + strings.Join(list, ", ") + "."
-	return Spec{Name: NameSwitchDriver, Description: desc, InputSchema: json.RawMessage(JSON(schema)), Kind: KindRuntime}
+	return Spec{Name: NameSwitchDriver, Description: desc, InputSchema: json.RawMessage(schema), Kind: KindRuntime}
 }
 
 // SWD-3's refusal texts (ours).
@@ -70,10 +66,13 @@ func swdUnavailable(name, credential string) string {
 }
 
 func controlRefused(status int, reason string) Rec {
-	return Rec{Type: "control_refused", Fields: []trace.F{
-		{K: "principal", V: "agent"}, {K: "status", V: status}, {K: "reason", V: reason},
-		{K: "kind", V: "setting"}, {K: "name", V: "inference.driver"},
-	}}
+	return Rec{Record: trace.ControlRefused{Principal: "agent", Status: status, Reason: reason, Kind: "setting", Name: "inference.driver"}}
+}
+
+// switched is a switch-driver call's data (SWD-2).
+type switched struct {
+	Driver   string `json:"driver"`
+	Previous string `json:"previous"`
 }
 
 func (t *switchTool) Call(_ context.Context, _ *CallContext, input json.RawMessage) Result {
@@ -103,14 +102,10 @@ func (t *switchTool) Call(_ context.Context, _ *CallContext, input json.RawMessa
 	return Result{
 		Status:  Passed,
 		Summary: fmt.Sprintf("%s: %s → %s", tool, prev, name),
-		Data:    JSON(trace.Obj{{K: "driver", V: name}, {K: "previous", V: prev}}),
+		Data:    JSON(switched{Driver: name, Previous: prev}),
 		Records: []Rec{{
-			Type: "control_change",
-			Fields: []trace.F{
-				{K: "principal", V: "agent"}, {K: "kind", V: "setting"}, {K: "name", V: "inference.driver"},
-				{K: "action", V: "set"}, {K: "previous", V: prev}, {K: "value", V: name},
-				{K: "applies_from", V: "next_inference_call"},
-			},
+			Record: trace.ControlChange{Principal: "agent", Kind: "setting", Name: "inference.driver",
+				Action: "set", Previous: prev, Value: name, AppliesFrom: "next_inference_call"},
 			Written: func(id string) { t.sw.Switch(name, id) },
 		}},
 	}

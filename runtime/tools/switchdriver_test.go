@@ -25,7 +25,10 @@ func switchFixture() (Tool, *fakeSwitcher) {
 }
 
 func recordLine(r Rec) string {
-	b, _ := trace.Obj(append([]trace.F{{K: "event_type", V: r.Type}}, r.Fields...)).MarshalJSON()
+	b, err := trace.Marshal(r.Record)
+	if err != nil {
+		panic(err)
+	}
 	return string(b)
 }
 

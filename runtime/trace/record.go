@@ -1,65 +1,23 @@
 package trace
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "reflect"
 
-// F is one payload field: a key and its value. Field order is a contract
-// (capsule.md §6), so records are built as ordered lists of F.
-type F struct {
-	K string
-	V any
-}
-
-// Obj is a JSON object whose keys keep their order. Use it for nested values
-// whose key order is part of a contract (tools.md STATUS-1, REC-1).
-type Obj []F
-
-// MarshalJSON writes the fields in order, without HTML escaping.
-func (o Obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := marshal(f.K)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshal(f.V)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// Get returns the value of key k and whether it is present.
-func (o Obj) Get(k string) (any, bool) {
-	for _, f := range o {
-		if f.K == k {
-			return f.V, true
-		}
-	}
-	return nil, false
-}
-
-// marshal encodes v as compact JSON without HTML escaping and without the
-// encoder's trailing newline.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+// Record is one trace record's payload: a struct of this package whose
+// fields, in declaration order, are the record's payload fields in the
+// order of the spec (capsule.md §6, tools.md REC, formations.md TRC, …).
+// A field tagged omitempty/omitzero is absent when unset; a pointer or a
+// nil slice without one is written null.
+//
+// The set is sealed: only this package's types implement Record, and each
+// is listed once in Types with its TRACE-2 parent and TRACE-3 fsync. A
+// Writer writes nothing else, so every record the runtime writes has a
+// type here.
+type Record interface {
+	// EventType is the record's event_type, e.g. "tool_call".
+	EventType() string
+	// task is the record's task_id, "" for a record without one; it seals
+	// the interface.
+	task() string
 }
 
 // Parent is the node a record type hangs from (TRACE-2).
@@ -72,38 +30,113 @@ const (
 	ParentTurn
 )
 
-// taskParented lists the record types whose parent is their task (TRACE-2).
-var taskParented = map[string]bool{
-	"task_end": true, "task_failed": true, "task_canceled": true, "task_reopened": true,
-	"task_continued": true, "keep_working": true, "done_check": true, "inference": true,
-	"member_call": true, "control_applied": true, "tools_refreshed": true,
+// Kind describes one record type: its event_type, a zero value of its Go
+// type, the node it hangs from (TRACE-2) and whether the file is fsynced
+// after it (TRACE-3).
+type Kind struct {
+	EventType string
+	Zero      Record
+	Parent    Parent
+	Sync      bool
 }
 
-// turnParented lists the record types whose parent is the turn that made the
-// call (TRACE-2), plan and delegation records included.
-var turnParented = map[string]bool{
-	"tool_call": true, "skill_call": true, "shell": true, "shell_detached": true,
-	"tool_input_refused": true, "spend_ceiling_reached": true, "deadline_notice": true,
-	"session_status": true, "background_command": true, "control_change": true,
-	"control_refused": true, "artifact_pulled": true, "member_call_busy": true,
-	"member_call_start": true, "plan_start": true, "plan_step_start": true, "plan_step": true,
-	"plan_end": true, "delegation_start": true, "delegation": true,
+// kinds is every record type, in capsule.md §6's order, then the other
+// records by the spec that owns them.
+var kinds = []Kind{
+	{"session_start", SessionStart{}, ParentSession, true},
+	{"task_start", TaskStart{}, ParentSession, true},
+	{"inference", Inference{}, ParentTask, false},
+	{"tool_call", ToolCall{}, ParentTurn, false},
+	{"shell", Shell{}, ParentTurn, false},
+	{"task_end", TaskEnd{}, ParentTask, true},
+	{"task_failed", TaskFailed{}, ParentTask, false},
+	{"task_rejected", TaskRejected{}, ParentSession, false},
+	{"session_end", SessionEnd{}, ParentSession, true},
+	{"a2a_task_received", A2ATaskReceived{}, ParentSession, false},
+	{"task_canceled", TaskCanceled{}, ParentTask, false},
+	{"task_reopened", TaskReopened{}, ParentTask, false},
+	{"task_continued", TaskContinued{}, ParentTask, false},
+	{"keep_working", KeepWorking{}, ParentTask, false},
+	{"done_check", DoneCheck{}, ParentTask, false},
+	{"skill_call", SkillCall{}, ParentTurn, false},
+	{"tool_input_refused", ToolInputRefused{}, ParentTurn, false},
+	{"deadline_reached", DeadlineReached{}, ParentSession, false},
+	{"spend_ceiling_reached", SpendCeilingReached{}, ParentTurn, false},
+	{"inference_credential", InferenceCredential{}, ParentSession, false},
+	{"retention", Retention{}, ParentSession, false},
+	{"control_applied", ControlApplied{}, ParentTask, false},
+	{"formation_ended", FormationEnded{}, ParentSession, false},
+	{"shell_detached", ShellDetached{}, ParentTurn, true},
+	{"shell_completed", ShellCompleted{}, ParentSession, false},
+	{"shell_abandoned", ShellAbandoned{}, ParentSession, false},
+	{"background_command", BackgroundCommand{}, ParentTurn, false},
+	{"session_status", SessionStatus{}, ParentTurn, false},
+	{"deadline_notice", DeadlineNotice{}, ParentTurn, false},
+	{"artifact_pulled", ArtifactPulled{}, ParentTurn, false},
+	{"tools_refreshed", ToolsRefreshed{}, ParentTask, false},
+	{"control_change", ControlChange{}, ParentTurn, false},
+	{"control_refused", ControlRefused{}, ParentTurn, false},
+	{"member_call_busy", MemberCallBusy{}, ParentTurn, false},
+	{"member_call_start", MemberCallStart{}, ParentTurn, false},
+	{"member_call", MemberCall{}, ParentTask, false},
+	{"plan_start", PlanStart{}, ParentTurn, false},
+	{"plan_step_start", PlanStepStart{}, ParentTurn, false},
+	{"plan_step", PlanStep{}, ParentTurn, false},
+	{"plan_end", PlanEnd{}, ParentTurn, false},
 }
 
-// ParentOf returns the node kind a record type hangs from (TRACE-2); every type
-// not listed hangs from the session.
+// byType indexes kinds by event_type and byGo by Go type.
+var byType, byGo = index()
+
+func index() (map[string]*Kind, map[reflect.Type]*Kind) {
+	t, g := map[string]*Kind{}, map[reflect.Type]*Kind{}
+	for i := range kinds {
+		k := &kinds[i]
+		t[k.EventType] = k
+		g[reflect.TypeOf(k.Zero)] = k
+	}
+	return t, g
+}
+
+// Kinds returns every record type this package declares, in the spec's
+// order. The slice is a copy.
+func Kinds() []Kind { return append([]Kind(nil), kinds...) }
+
+// KindOf returns the record type named eventType, and false for a type
+// this build does not write (readers skip those, capsule.md §6).
+func KindOf(eventType string) (Kind, bool) {
+	k, ok := byType[eventType]
+	if !ok {
+		return Kind{}, false
+	}
+	return *k, true
+}
+
+// ParentOf returns the node kind a record type hangs from (TRACE-2); a type
+// this build does not write hangs from the session.
 func ParentOf(eventType string) Parent {
-	switch {
-	case taskParented[eventType]:
-		return ParentTask
-	case turnParented[eventType]:
-		return ParentTurn
+	if k, ok := byType[eventType]; ok {
+		return k.Parent
 	}
 	return ParentSession
 }
 
-// syncAfter lists the record types after which the file is fsynced (TRACE-3).
-var syncAfter = map[string]bool{
-	"session_start": true, "task_start": true, "task_end": true,
-	"shell_detached": true, "session_end": true,
+// kindOf returns r's entry in kinds, or nil when its Go type has none (a
+// programmer error the Writer reports).
+func kindOf(r Record) *Kind {
+	if r == nil {
+		return nil
+	}
+	t := reflect.TypeOf(r)
+	if t.Kind() == reflect.Pointer {
+		if reflect.ValueOf(r).IsNil() {
+			return nil
+		}
+		t = t.Elem()
+	}
+	k := byGo[t]
+	if k == nil || k.EventType != r.EventType() {
+		return nil
+	}
+	return k
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -67,21 +66,23 @@ func New(f File, path, sessionID string, now func() time.Time) *Writer {
 // Path is the trace file's path.
 func (w *Writer) Path() string { return w.path }
 
-// Write appends one record of eventType with the payload fields in order and
-// returns its event id. The parent follows TRACE-2 from eventType and the
-// record's task_id field. After a failed write every call returns the same
-// E-RUN-007 diagnostic (Err); after Close, ErrClosed.
-func (w *Writer) Write(eventType string, fields ...F) (string, error) {
-	taskID, _ := fieldString(fields, "task_id")
-	return w.WriteTask(taskID, eventType, fields...)
+// Write appends r and returns its event id. The parent follows TRACE-2
+// from r's type and its task_id. After a failed write every call returns
+// the same E-RUN-007 diagnostic (Err); after Close, ErrClosed.
+func (w *Writer) Write(r Record) (string, error) {
+	k := kindOf(r)
+	if k == nil {
+		return "", errUnregistered
+	}
+	return w.write(k, r.task(), "", r)
 }
 
 // WriteTask is Write for a record whose parent is found through taskID
 // rather than a task_id field: records such as control_change and
 // control_refused carry none but hang from the turn that made the call
 // (TRACE-2).
-func (w *Writer) WriteTask(taskID, eventType string, fields ...F) (string, error) {
-	return w.write(taskID, "", eventType, fields)
+func (w *Writer) WriteTask(taskID string, r Record) (string, error) {
+	return w.write(kindOf(r), taskID, "", r)
 }
 
 // TurnOf returns the event id of taskID's latest turn node (its newest agent
@@ -97,11 +98,16 @@ func (w *Writer) TurnOf(taskID string) string {
 // record's event id — the turn that made a call whose goroutine writes its
 // records after later turns began (member_call_busy, member_call_start,
 // TRACE-2). An empty parentID falls back to TRACE-2's rule for taskID.
-func (w *Writer) WriteUnder(parentID, taskID, eventType string, fields ...F) (string, error) {
-	return w.write(taskID, parentID, eventType, fields)
+func (w *Writer) WriteUnder(parentID, taskID string, r Record) (string, error) {
+	return w.write(kindOf(r), taskID, parentID, r)
 }
 
-func (w *Writer) write(taskID, parentID, eventType string, fields []F) (string, error) {
+func (w *Writer) write(k *Kind, taskID, parentID string, r Record) (string, error) {
+	if k == nil {
+		// A programmer error, not an I/O one: nothing is written and the
+		// session goes on.
+		return "", errUnregistered
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -111,37 +117,29 @@ func (w *Writer) write(taskID, parentID, eventType string, fields []F) (string, 
 		return "", ErrClosed
 	}
 	id := a2a.NewID(a2a.PrefixEvent)
-	var parent any // nil → JSON null, only on session_start
+	h := Header{EventID: id, SessionID: w.session, Timestamp: w.now().UnixMilli()}
 	switch {
-	case eventType == "session_start":
+	case k.EventType == "session_start": // parent_id null
 	case parentID != "":
-		parent = parentID
+		h.ParentID = &parentID
 	default:
-		parent = w.parentLocked(eventType, taskID)
+		h.ParentID = w.parentLocked(k.Parent, taskID)
 	}
-	head := Obj{
-		{"event_type", eventType},
-		{"event_id", id},
-		{"parent_id", parent},
-		{"session_id", w.session},
-		{"timestamp", w.now().UnixMilli()},
-	}
-	line, err := Obj(append(head, fields...)).MarshalJSON()
+	line, err := MarshalLine(h, r)
 	if err != nil {
-		// A value that cannot be encoded is a programmer error, not an I/O one:
-		// the record is dropped and the session goes on.
-		return "", fmt.Errorf("encode %s record: %w", eventType, err)
+		// A value that cannot be encoded is a programmer error too.
+		return "", err
 	}
 	line = append(line, '\n')
 	if _, err := w.f.Write(line); err != nil {
 		return "", w.failLocked(err)
 	}
-	if syncAfter[eventType] {
+	if k.Sync {
 		if err := w.f.Sync(); err != nil {
 			return "", w.failLocked(err)
 		}
 	}
-	switch eventType {
+	switch k.EventType {
 	case "session_start":
 		w.sesNode = id
 	case "task_start":
@@ -157,23 +155,23 @@ func (w *Writer) write(taskID, parentID, eventType string, fields []F) (string, 
 }
 
 // parentLocked picks the parent node (TRACE-2): turn, else task, else session.
-func (w *Writer) parentLocked(eventType, taskID string) any {
-	p := ParentOf(eventType)
+func (w *Writer) parentLocked(p Parent, taskID string) *string {
 	if p == ParentTurn {
 		if id, ok := w.turns[taskID]; ok {
-			return id
+			return &id
 		}
 		p = ParentTask
 	}
 	if p == ParentTask {
 		if id, ok := w.tasks[taskID]; ok {
-			return id
+			return &id
 		}
 	}
 	if w.sesNode == "" {
 		return nil
 	}
-	return w.sesNode
+	id := w.sesNode
+	return &id
 }
 
 func (w *Writer) failLocked(err error) error {
@@ -210,21 +208,6 @@ func (w *Writer) Close() error {
 		return w.failLocked(err)
 	}
 	return nil
-}
-
-func fieldString(fields []F, k string) (string, bool) {
-	for _, f := range fields {
-		if f.K == k {
-			switch v := f.V.(type) {
-			case string:
-				return v, true
-			case a2a.TaskID:
-				return string(v), true
-			}
-			return "", false
-		}
-	}
-	return "", false
 }
 
 // osErrText is an os error's text without the operation and path the

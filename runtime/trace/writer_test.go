@@ -72,7 +72,7 @@ func keysInOrder(t *testing.T, line string) []string {
 func TestWriteEnvelopeOrder_TRACE1(t *testing.T) {
 	ff := &fakeFile{}
 	w := New(ff, "trace.jsonl", "ses_x", fixedNow)
-	if _, err := w.Write("session_start", F{"capsule_name", "hello"}, F{"capsule_version", "0.1.0"}, F{"max_session_tokens", nil}); err != nil {
+	if _, err := w.Write(FormationEnded{FormationID: "frm_x"}); err != nil {
 		t.Fatal(err)
 	}
 	line := strings.TrimSuffix(ff.buf.String(), "\n")
@@ -80,7 +80,7 @@ func TestWriteEnvelopeOrder_TRACE1(t *testing.T) {
 		t.Fatalf("line = %q, want one \\n-terminated line", ff.buf.String())
 	}
 	got := strings.Join(keysInOrder(t, line), ",")
-	want := "event_type,event_id,parent_id,session_id,timestamp,capsule_name,capsule_version,max_session_tokens"
+	want := "event_type,event_id,parent_id,session_id,timestamp,formation_id"
 	if got != want {
 		t.Errorf("keys = %s, want %s", got, want)
 	}
@@ -102,7 +102,7 @@ func TestWriteEnvelopeOrder_TRACE1(t *testing.T) {
 func TestNoHTMLEscaping_TRACE1(t *testing.T) {
 	ff := &fakeFile{}
 	w := New(ff, "t", "ses_x", fixedNow)
-	if _, err := w.Write("x", F{"command", "a < b && c > d"}); err != nil {
+	if _, err := w.Write(Shell{Command: "a < b && c > d"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(ff.buf.String(), `"command":"a < b && c > d"`) {
@@ -120,30 +120,29 @@ func TestParents_TRACE2(t *testing.T) {
 		}
 		return id
 	}
-	ses := must(w.Write("session_start"))
-	recv := must(w.Write("a2a_task_received", F{"task_id", "tsk_a"}))
-	_ = recv
+	ses := must(w.Write(SessionStart{}))
+	recv := must(w.Write(A2ATaskReceived{TaskID: "tsk_a"}))
 	// Before task_start, a turn-parented record falls back to the session.
-	early := must(w.Write("tool_call", F{"task_id", "tsk_a"}))
-	task := must(w.Write("task_start", F{"task_id", a2a.TaskID("tsk_a")}))
+	early := must(w.Write(ToolCall{TaskID: "tsk_a"}))
+	task := must(w.Write(TaskStart{TaskID: "tsk_a"}))
 	// No turn yet: a turn-parented record falls back to the task.
-	spend := must(w.Write("spend_ceiling_reached", F{"turn", 0}, F{"task_id", "tsk_a"}))
-	turn0 := must(w.Write("inference", F{"turn", 0}, F{"task_id", "tsk_a"}))
-	call := must(w.Write("tool_call", F{"turn", 0}, F{"task_id", "tsk_a"}))
-	shell := must(w.Write("shell", F{"turn", 0}, F{"task_id", "tsk_a"}))
-	turn1 := must(w.Write("inference", F{"turn", 1}, F{"task_id", "tsk_a"}))
+	spend := must(w.Write(SpendCeilingReached{TaskID: "tsk_a"}))
+	turn0 := must(w.Write(Inference{Turn: 0, TaskID: "tsk_a"}))
+	call := must(w.Write(ToolCall{TaskID: "tsk_a"}))
+	shell := must(w.Write(&Shell{TaskID: "tsk_a"})) // a pointer to a record type is that type
+	turn1 := must(w.Write(Inference{Turn: 1, TaskID: "tsk_a"}))
 	if got := w.TurnOf("tsk_a"); got != turn1 {
 		t.Errorf("TurnOf = %q, want the latest turn %q", got, turn1)
 	}
-	status := must(w.Write("session_status", F{"turn", 1}, F{"task_id", "tsk_a"}))
-	late := must(w.WriteUnder(turn0, "tsk_a", "member_call_busy", F{"task_id", "tsk_a"}))
-	fallback := must(w.WriteUnder("", "tsk_a", "member_call_start", F{"task_id", "tsk_a"}))
-	change := must(w.WriteTask("tsk_a", "control_change", F{"principal", "agent"}))
-	kw := must(w.Write("keep_working", F{"task_id", "tsk_a"}))
-	end := must(w.Write("task_end", F{"task_id", "tsk_a"}))
-	completed := must(w.Write("shell_completed", F{"work_id", "wrk_1"}))
-	other := must(w.Write("task_canceled", F{"task_id", "tsk_queued"}))
-	sesEnd := must(w.Write("session_end"))
+	status := must(w.Write(SessionStatus{Turn: 1, TaskID: "tsk_a", Status: json.RawMessage(`{}`)}))
+	late := must(w.WriteUnder(turn0, "tsk_a", MemberCallBusy{TaskID: "tsk_a"}))
+	fallback := must(w.WriteUnder("", "tsk_a", MemberCallStart{TaskID: "tsk_a"}))
+	change := must(w.WriteTask("tsk_a", ControlChange{Principal: "agent"}))
+	kw := must(w.Write(KeepWorking{TaskID: "tsk_a"}))
+	end := must(w.Write(TaskEnd{TaskID: "tsk_a"}))
+	completed := must(w.Write(ShellCompleted{WorkID: "wrk_1"}))
+	other := must(w.Write(TaskCanceled{TaskID: "tsk_queued"}))
+	sesEnd := must(w.Write(SessionEnd{}))
 
 	parents := map[string]string{}
 	sc := bufio.NewScanner(&ff.buf)
@@ -195,10 +194,11 @@ func TestParents_TRACE2(t *testing.T) {
 func TestFsyncPoints_TRACE3(t *testing.T) {
 	ff := &fakeFile{}
 	w := New(ff, "t", "ses_x", fixedNow)
-	types := []string{"session_start", "retention", "task_start", "inference", "tool_call",
-		"shell", "shell_detached", "task_end", "shell_completed", "session_end"}
-	for _, typ := range types {
-		if _, err := w.Write(typ, F{"task_id", "tsk_a"}); err != nil {
+	recs := []Record{SessionStart{}, Retention{}, TaskStart{TaskID: "tsk_a"}, Inference{TaskID: "tsk_a"},
+		ToolCall{TaskID: "tsk_a"}, Shell{TaskID: "tsk_a"}, ShellDetached{TaskID: "tsk_a"}, TaskEnd{TaskID: "tsk_a"},
+		ShellCompleted{}, SessionEnd{}}
+	for _, r := range recs {
+		if _, err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +214,7 @@ func TestFsyncPoints_TRACE3(t *testing.T) {
 	if !ff.closed {
 		t.Error("file not closed")
 	}
-	if _, err := w.Write("x"); !errors.Is(err, ErrClosed) {
+	if _, err := w.Write(SessionEnd{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Write after Close = %v, want ErrClosed", err)
 	}
 }
@@ -234,7 +234,7 @@ func equalInts(a, b []int) bool {
 func TestWriteFailure_ERUN007(t *testing.T) {
 	ff := &fakeFile{writeErr: &os.PathError{Op: "write", Path: "/r/trace.jsonl", Err: errors.New("no space left on device")}}
 	w := New(ff, "/r/trace.jsonl", "ses_x", fixedNow)
-	_, err := w.Write("session_start")
+	_, err := w.Write(SessionStart{})
 	if !diag.Is(err, diag.ERUN007) {
 		t.Fatalf("Write error = %v, want E-RUN-007", err)
 	}
@@ -249,7 +249,7 @@ func TestWriteFailure_ERUN007(t *testing.T) {
 		t.Error("Failed() not closed after a failed write")
 	}
 	ff.writeErr = nil
-	if _, err2 := w.Write("task_start"); err2 != err {
+	if _, err2 := w.Write(TaskStart{}); err2 != err {
 		t.Errorf("second Write = %v, want the sticky %v", err2, err)
 	}
 	if ff.writes != 0 {
@@ -263,7 +263,7 @@ func TestOpenFileMode_TRACE1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Write("session_start"); err != nil {
+	if _, err := w.Write(SessionStart{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -281,7 +281,7 @@ func TestOpenFileMode_TRACE1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w2.Write("session_end"); err != nil {
+	if _, err := w2.Write(SessionEnd{}); err != nil {
 		t.Fatal(err)
 	}
 	w2.Close()
@@ -312,7 +312,7 @@ func TestConcurrentWritesWholeLines_TRACE1(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for j := range 50 {
-				if _, err := w.Write("x", F{"i", i}, F{"j", j}, F{"pad", strings.Repeat("p", 500)}); err != nil {
+				if _, err := w.Write(Shell{ExitCode: i, StdoutBytes: int64(j), Command: strings.Repeat("p", 500)}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -343,27 +343,17 @@ func TestConcurrentWritesWholeLines_TRACE1(t *testing.T) {
 	}
 }
 
-func TestObjOrder(t *testing.T) {
-	b, err := Obj{{"time", Obj{{"z", 1}, {"a", "none"}}}, {"turns", nil}}.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(b), `{"time":{"z":1,"a":"none"},"turns":null}`; got != want {
-		t.Errorf("Obj = %s, want %s", got, want)
-	}
-}
-
 func BenchmarkWrite(b *testing.B) {
 	w, err := Open(filepath.Join(b.TempDir(), "trace.jsonl"), "ses_x", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.Write("session_start"); err != nil {
+	if _, err := w.Write(SessionStart{}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := w.Write("tool_call", F{"turn", 1}, F{"task_id", "tsk_a"}, F{"tool_name", "bash"}, F{"input", map[string]string{"command": "ls -1"}}); err != nil {
+		if _, err := w.Write(ToolCall{Turn: 1, TaskID: "tsk_a", ToolName: "bash", Input: json.RawMessage(`{"command":"ls -1"}`)}); err != nil {
 			b.Fatal(err)
 		}
 	}

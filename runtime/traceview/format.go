@@ -82,25 +82,6 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-// toolNames reads tools_declared: names as strings, or objects with a name.
-func toolNames(raw []json.RawMessage) []string {
-	var out []string
-	for _, r := range raw {
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			out = append(out, s)
-			continue
-		}
-		var o struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(r, &o) == nil && o.Name != "" {
-			out = append(out, o.Name)
-		}
-	}
-	return out
-}
-
 // list joins items with ", ", or "none".
 func list(items []string) string {
 	if len(items) == 0 {

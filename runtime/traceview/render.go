@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
@@ -24,19 +26,19 @@ func Render(tr *Trace) string {
 			sections = append(sections, append([]string{header(name)}, lines...))
 		}
 	}
-	add("Failed", each(tr.Failed, func(f TaskFailed) string {
+	add("Failed", each(tr.Failed, func(f trace.TaskFailed) string {
 		return fmt.Sprintf("  turn %d  %s: %s", f.Turn, f.Cause, Cut(f.Reason))
 	}))
-	add("Cancelled", each(tr.Canceled, func(c TaskCanceled) string {
+	add("Cancelled", each(tr.Canceled, func(c trace.TaskCanceled) string {
 		return fmt.Sprintf("  task %s  phase %s", ID8(c.TaskID), c.Phase)
 	}))
-	add("Rejected", each(tr.Rejected, func(r TaskRejected) string {
+	add("Rejected", each(tr.Rejected, func(r trace.TaskRejected) string {
 		return fmt.Sprintf("  task %s  %s", ID8(r.TaskID), r.Cause)
 	}))
-	add("Reopens", each(tr.Reopened, func(r TaskReopened) string {
+	add("Reopens", each(tr.Reopened, func(r trace.TaskReopened) string {
 		return fmt.Sprintf("  reopen %d  %s: %s", r.ReopenNumber, r.HookName, Cut(r.Reason))
 	}))
-	add("Member calls", each(tr.MemberCalls, func(m MemberCall) string {
+	add("Member calls", each(tr.MemberCalls, func(m trace.MemberCall) string {
 		return fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
 	}))
 	if len(tr.TaskEnds) > 1 {
@@ -78,7 +80,7 @@ func sessionSection(tr *Trace) []string {
 		labelled("status:", tr.End.ExitStatus),
 		labelled("duration:", Duration(tr.End.DurationMS)),
 		labelled("capabilities:", list(s.Capabilities)),
-		labelled("tools:", list(toolNames(s.ToolsDeclared))),
+		labelled("tools:", list(s.ToolsDeclared)),
 	}
 	if s.FormationID != "" {
 		lines = append(lines, labelled("formation:", s.FormationID))
