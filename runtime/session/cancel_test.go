@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // blockingDriver signals each call on started and blocks until ctx ends.
@@ -50,9 +51,9 @@ func TestCancelDuringInference_LOOP16(t *testing.T) {
 		t.Errorf("exit status = %q: a task cancelled by CancelTask on a sleeping capsule does not decide", res.ExitStatus)
 	}
 	recs := readTrace(t, s)
-	tc := ofType(recs, "task_canceled")
-	if len(tc) != 1 || tc[0].Fields["phase"] != "inference" || tc[0].Fields["turn"] != float64(0) {
-		t.Errorf("task_canceled = %v", tc)
+	tc := of[trace.TaskCanceled](t, recs)
+	if len(tc) != 1 || tc[0].Phase != "inference" || tc[0].Turn == nil || *tc[0].Turn != 0 {
+		t.Errorf("task_canceled = %+v", tc)
 	}
 	if got := resultTxt(t, s); got != "canceled: CancelTask" {
 		t.Errorf("result.txt = %q", got)
@@ -91,16 +92,16 @@ func TestStopDuringTask_SES8(t *testing.T) {
 	if got, want := types(recs), "session_start,task_start,a2a_task_received,task_canceled,task_end,task_rejected,session_end"; got != want {
 		t.Errorf("trace = %s, want %s (SES-8 order)", got, want)
 	}
-	rj := ofType(recs, "task_rejected")[0].Fields
-	if rj["cause"] != "session_ended" || rj["task_id"] != string(queued.ID) || rj["source"] != "a2a" {
-		t.Errorf("task_rejected = %v", rj)
+	rj := of[trace.TaskRejected](t, recs)[0]
+	if rj.Cause != "session_ended" || rj.TaskID != string(queued.ID) || rj.Source != "a2a" {
+		t.Errorf("task_rejected = %+v", rj)
 	}
 	q, _ := s.Registry().Get(task.Caller{}, queued.ID, nil)
 	if q.Status.State != a2a.TaskStateRejected || a2a.Text(q.Status.Message.Parts) != "task rejected: the session was stopped before this task started" {
 		t.Errorf("queued task = %+v", q.Status)
 	}
-	if se := ofType(recs, "session_end")[0].Fields; se["exit_status"] != "canceled" {
-		t.Errorf("session_end = %v", se)
+	if se := of[trace.SessionEnd](t, recs)[0]; se.ExitStatus != "canceled" {
+		t.Errorf("session_end = %+v", se)
 	}
 }
 
@@ -150,12 +151,12 @@ func TestDeadlineReached_SES7(t *testing.T) {
 		t.Errorf("Run = %+v", res)
 	}
 	recs := readTrace(t, s)
-	dr := ofType(recs, "deadline_reached")
+	dr := of[trace.DeadlineReached](t, recs)
 	if len(dr) != 1 {
-		t.Fatalf("deadline_reached = %v", dr)
+		t.Fatalf("deadline_reached = %+v", dr)
 	}
-	ids := dr[0].Fields["live_task_ids"].([]any)
-	if len(ids) != 1 || ids[0] != ofType(recs, "task_start")[0].Fields["task_id"] {
+	ids := dr[0].LiveTaskIDs
+	if len(ids) != 1 || ids[0] != of[trace.TaskStart](t, recs)[0].TaskID {
 		t.Errorf("live_task_ids = %v", ids)
 	}
 	if got, want := types(recs), "session_start,task_start,deadline_reached,task_canceled,task_end,session_end"; got != want {

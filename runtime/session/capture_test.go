@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // keys returns a trace line's keys in their order.
@@ -50,15 +52,16 @@ rules:
 			if res := s.Run(); res.ExitStatus != StatusOK {
 				t.Fatalf("Run = %+v", res)
 			}
-			tc := ofType(readTrace(t, s), "tool_call")
+			recs := readTrace(t, s)
+			tc, raw := of[trace.ToolCall](t, recs), lines[trace.ToolCall](recs)
 			if len(tc) != 1 {
 				t.Fatalf("tool_call records = %d, want 1", len(tc))
 			}
-			if got := keys(t, tc[0].Raw); got != envelope+c.want {
+			if got := keys(t, string(raw[0].Raw)); got != envelope+c.want {
 				t.Errorf("tool_call keys =\n%s\nwant\n%s", got, envelope+c.want)
 			}
-			if out, ok := tc[0].Fields["output"].(string); c.capture == "content" && (!ok || !strings.Contains(out, "hi")) {
-				t.Errorf("tool_call.output = %v, want the result", tc[0].Fields["output"])
+			if out := tc[0].Output; c.capture == "content" && (out == nil || !strings.Contains(*out, "hi")) {
+				t.Errorf("tool_call = %s, want the result as output", raw[0].Raw)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // multiToolReply asks for several tools in one turn.
@@ -78,27 +79,19 @@ func TestDispatchRefusalsAndArtifacts_LOOP9_TOOL4(t *testing.T) {
 	}
 	recs := readTrace(t, s)
 	var statuses []string
-	for _, r := range ofType(recs, "tool_call") {
-		statuses = append(statuses, r.Fields["status"].(string))
+	for _, r := range of[trace.ToolCall](t, recs) {
+		statuses = append(statuses, r.Status)
 	}
 	if strings.Join(statuses, ",") != "error,error,error,error,ok" {
 		t.Errorf("tool_call statuses = %v", statuses)
 	}
-	tir := ofType(recs, "tool_input_refused")
-	if len(tir) != 1 || tir[0].Fields["tool_name"] != "grep-tool" || fmt.Sprint(tir[0].Fields["missing"]) != "[pattern]" {
-		t.Errorf("tool_input_refused = %v", tir)
+	tir := of[trace.ToolInputRefused](t, recs)
+	if len(tir) != 1 || tir[0].ToolName != "grep-tool" || fmt.Sprint(tir[0].Missing) != "[pattern]" {
+		t.Errorf("tool_input_refused = %+v", tir)
 	}
-	if !strings.Contains(strings.Join(declared(recs), ","), "grep-tool,bash,session-status") {
-		t.Errorf("tools_declared = %v", declared(recs))
+	if declared := of[trace.SessionStart](t, recs)[0].ToolsDeclared; !strings.Contains(strings.Join(declared, ","), "grep-tool,bash,session-status") {
+		t.Errorf("tools_declared = %v", declared)
 	}
-}
-
-func declared(recs []record) []string {
-	var out []string
-	for _, v := range recs[0].Fields["tools_declared"].([]any) {
-		out = append(out, v.(string))
-	}
-	return out
 }
 
 func TestSessionStatusAndNotice_STATUS1_NOTICE3(t *testing.T) {
@@ -150,12 +143,12 @@ func TestSessionStatusAndNotice_STATUS1_NOTICE3(t *testing.T) {
 		t.Errorf("session-status = %s", body)
 	}
 	recs := readTrace(t, s)
-	if n := len(ofType(recs, "session_status")); n != 2 {
+	if n := len(of[trace.SessionStatus](t, recs)); n != 2 {
 		t.Errorf("session_status records = %d, want 2", n)
 	}
-	dn := ofType(recs, "deadline_notice")
-	if len(dn) != 1 || dn[0].Fields["tool_name"] != "session-status" || dn[0].Fields["margin_secs"] != float64(3600) {
-		t.Errorf("deadline_notice = %v", dn)
+	dn := of[trace.DeadlineNotice](t, recs)
+	if len(dn) != 1 || dn[0].ToolName != "session-status" || dn[0].MarginSecs != 3600 {
+		t.Errorf("deadline_notice = %+v", dn)
 	}
 }
 
@@ -181,16 +174,16 @@ control:
 		t.Errorf("calls: primary %d, local %d", len(primary.requests()), len(local.requests()))
 	}
 	recs := readTrace(t, s)
-	cc := ofType(recs, "control_change")
-	ca := ofType(recs, "control_applied")
-	if len(cc) != 1 || len(ca) != 1 || ca[0].Fields["change_id"] != cc[0].Fields["event_id"] || ca[0].Fields["value"] != "local" {
-		t.Fatalf("control_change = %v, control_applied = %v", cc, ca)
+	cc := lines[trace.ControlChange](recs)
+	ca := of[trace.ControlApplied](t, recs)
+	if len(cc) != 1 || len(ca) != 1 || ca[0].ChangeID != cc[0].EventID || ca[0].Value != "local" {
+		t.Fatalf("control_change = %v, control_applied = %+v", cc, ca)
 	}
-	if cc[0].Fields["parent_id"] != ofType(recs, "inference")[0].Fields["event_id"] {
+	if p := cc[0].ParentID; p == nil || *p != lines[trace.Inference](recs)[0].EventID {
 		t.Error("control_change is not parented to the turn that made the call")
 	}
-	if inf := ofType(recs, "inference"); inf[1].Fields["choice"] != "local" {
-		t.Errorf("second inference choice = %v", inf[1].Fields["choice"])
+	if inf := of[trace.Inference](t, recs); inf[1].Choice != "local" {
+		t.Errorf("second inference choice = %v", inf[1].Choice)
 	}
 }
 

@@ -43,18 +43,18 @@ func TestDriverFailures_LOOP19(t *testing.T) {
 			}
 			recs := readTrace(t, s)
 			if c.cause != "" {
-				tf := ofType(recs, "task_failed")
-				if len(tf) != 1 || tf[0].Fields["cause"] != c.cause {
-					t.Errorf("task_failed = %v", tf)
+				tf := of[trace.TaskFailed](t, recs)
+				if len(tf) != 1 || tf[0].Cause != c.cause {
+					t.Fatalf("task_failed = %+v", tf)
 				}
-				if tf[0].Fields["reason"] != strings.TrimPrefix(resultTxt(t, s), "error: ") {
-					t.Errorf("reason %q vs result.txt %q", tf[0].Fields["reason"], resultTxt(t, s))
+				if tf[0].Reason != strings.TrimPrefix(resultTxt(t, s), "error: ") {
+					t.Errorf("reason %q vs result.txt %q", tf[0].Reason, resultTxt(t, s))
 				}
 			}
 			if c.cause == "credential_rejected" {
-				ic := ofType(recs, "inference_credential")
-				if len(ic) != 1 || ic[0].Fields["change"] != "rejected" || ic[0].Fields["status"] != float64(401) {
-					t.Errorf("inference_credential = %v", ic)
+				ic := of[trace.InferenceCredential](t, recs)
+				if len(ic) != 1 || ic[0].Change != "rejected" || ic[0].Status != 401 {
+					t.Errorf("inference_credential = %+v", ic)
 				}
 			}
 		})
@@ -80,11 +80,11 @@ func TestUntrustedTaskFenced_LOOP21(t *testing.T) {
 		t.Errorf("first user message = %q, want %q", got, want)
 	}
 	recs := readTrace(t, s)
-	ts := ofType(recs, "task_start")[0]
-	if ts.Fields["caller_member"] != "lead" || ts.Fields["lane"] != "peer" || ts.Fields["trust"] != "untrusted" {
-		t.Errorf("task_start = %s", ts.Raw)
+	ts := of[trace.TaskStart](t, recs)[0]
+	if ts.CallerMember != "lead" || ts.Lane != "peer" || ts.Trust != "untrusted" {
+		t.Errorf("task_start = %+v", ts)
 	}
-	if !strings.Contains(ofType(recs, "a2a_task_received")[0].Raw, `"caller_member":"lead"`) {
+	if of[trace.A2ATaskReceived](t, recs)[0].CallerMember != "lead" {
 		t.Error("a2a_task_received lacks caller_member (TRC-3)")
 	}
 }
@@ -188,10 +188,10 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 		t.Errorf("continuation message = %q", got)
 	}
 	recs := readTrace(t, s)
-	tc := ofType(recs, "task_continued")
-	if len(tc) != 1 || fmt.Sprint(tc[0].Fields["member_calls"]) != "[mcl_x]" || tc[0].Fields["continuation_number"] != float64(1) ||
-		tc[0].Fields["turns_remaining"] != float64(8) {
-		t.Errorf("task_continued = %v", tc)
+	tc := of[trace.TaskContinued](t, recs)
+	if len(tc) != 1 || fmt.Sprint(tc[0].MemberCalls) != "[mcl_x]" || tc[0].ContinuationNumber != 1 ||
+		tc[0].TurnsRemaining != 8 {
+		t.Errorf("task_continued = %+v", tc)
 	}
 	if got := types(recs); !strings.Contains(got, "inference,member_call,task_continued,inference,task_end") {
 		t.Errorf("trace = %s", got)
@@ -225,10 +225,10 @@ func TestEndWithoutAnswer_EWA4(t *testing.T) {
 		t.Errorf("result.txt = %q", got)
 	}
 	recs := readTrace(t, s)
-	if len(ofType(recs, "task_failed")) != 0 {
+	if len(of[trace.TaskFailed](t, recs)) != 0 {
 		t.Error("task_failed written for no_answer")
 	}
-	id := a2a.TaskID(ofType(recs, "task_end")[0].Fields["task_id"].(string))
+	id := a2a.TaskID(of[trace.TaskEnd](t, recs)[0].TaskID)
 	tk, _ := s.Registry().Get(task.Caller{}, id, nil)
 	m, _ := a2a.MurmurMetadata(&tk)
 	if tk.Status.State != a2a.TaskStateFailed || a2a.Text(tk.Status.Message.Parts) != "worker gave no answer" || !m.NoAnswer {
@@ -275,29 +275,29 @@ lifecycle:
 		t.Errorf("Run = %+v", res)
 	}
 	recs := readTrace(t, s)
-	sd := ofType(recs, "shell_detached")
-	sc := ofType(recs, "shell_completed")
+	sd := of[trace.ShellDetached](t, recs)
+	sc := of[trace.ShellCompleted](t, recs)
 	if len(sd) != 1 || len(sc) != 1 {
-		t.Fatalf("shell_detached %v, shell_completed %v", sd, sc)
+		t.Fatalf("shell_detached %+v, shell_completed %+v", sd, sc)
 	}
-	wrk := sd[0].Fields["work_id"].(string)
-	starts := ofType(recs, "task_start")
-	if len(starts) != 2 || sc[0].Fields["completion_task_id"] != starts[1].Fields["task_id"] ||
-		starts[1].Fields["source"] != "detached_shell" || starts[1].Fields["origin"] != "completion" || starts[1].Fields["lane"] != "bg" {
-		t.Errorf("completion task: shell_completed %s, task_start %s", sc[0].Raw, starts[len(starts)-1].Raw)
+	wrk := sd[0].WorkID
+	starts := of[trace.TaskStart](t, recs)
+	if len(starts) != 2 || sc[0].CompletionTaskID == nil || *sc[0].CompletionTaskID != starts[1].TaskID ||
+		starts[1].Source != "detached_shell" || starts[1].Origin != "completion" || starts[1].Lane != "bg" {
+		t.Errorf("completion task: shell_completed %+v, task_start %+v", sc[0], starts[len(starts)-1])
 	}
-	if sc[0].Fields["exit_code"] != float64(7) || sc[0].Fields["status"] != "error" {
-		t.Errorf("shell_completed = %s", sc[0].Raw)
+	if sc[0].ExitCode == nil || *sc[0].ExitCode != 7 || sc[0].Status != "error" {
+		t.Errorf("shell_completed = %+v", sc[0])
 	}
-	if !strings.Contains(ofType(recs, "task_end")[0].Raw, `"running_commands":["`+wrk+`"]`) {
-		t.Errorf("first task_end lacks running_commands: %s", ofType(recs, "task_end")[0].Raw)
+	if te := of[trace.TaskEnd](t, recs)[0]; fmt.Sprint(te.RunningCommands) != "["+wrk+"]" {
+		t.Errorf("first task_end's running_commands = %v, want [%s]", te.RunningCommands, wrk)
 	}
 	text := fd.requests()[2].Messages[0].Blocks[0].Text
 	wantHead := "Background command " + wrk + " (" + command + ") ended.\n\nwork_id: " + wrk + "\nstate: exited\n"
 	if !strings.HasPrefix(text, wantHead) || !strings.HasSuffix(text, "output_shown: all\n\ngot it\n") {
 		t.Errorf("completion task text = %q", text)
 	}
-	if n := ofType(recs, "session_end")[0].Fields["total_shell_calls"]; n != float64(1) {
+	if n := of[trace.SessionEnd](t, recs)[0].TotalShellCalls; n != 1 {
 		t.Errorf("total_shell_calls = %v", n)
 	}
 }
@@ -334,9 +334,9 @@ lifecycle:
 		t.Fatalf("Run = %+v", res)
 	}
 	recs := readTrace(t, s)
-	sa := ofType(recs, "shell_abandoned")
-	if len(sa) != 1 || sa[0].Fields["command"] != "echo $$ > pgid; exec sleep 60" {
-		t.Fatalf("shell_abandoned = %v", sa)
+	sa := of[trace.ShellAbandoned](t, recs)
+	if len(sa) != 1 || sa[0].Command != "echo $$ > pgid; exec sleep 60" {
+		t.Fatalf("shell_abandoned = %+v", sa)
 	}
 	if got := types(recs); !strings.HasSuffix(got, "task_end,shell_abandoned,session_end") {
 		t.Errorf("trace = %s", got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 func TestFormationLifelineEnds_LIFE3_TRC1(t *testing.T) {
@@ -56,14 +57,14 @@ func TestFormationLifelineEnds_LIFE3_TRC1(t *testing.T) {
 	if got := resultTxt(t, s); got != "canceled: formation ended" {
 		t.Errorf("result.txt = %q", got)
 	}
-	start := recs[0].Raw
+	start := string(recs[0].Raw)
 	if !strings.Contains(start, `"formation_id":"`+frm+`","formation_member":"worker","formation_callees":[]`) {
 		t.Errorf("session_start lacks TRC-1 fields: %s", start)
 	}
-	if fe := ofType(recs, "formation_ended")[0]; fe.Fields["parent_id"] != recs[0].Fields["event_id"] || fe.Fields["formation_id"] != frm {
+	if fe := lines[trace.FormationEnded](recs)[0]; fe.ParentID == nil || *fe.ParentID != recs[0].EventID || of[trace.FormationEnded](t, recs)[0].FormationID != frm {
 		t.Errorf("formation_ended = %s", fe.Raw)
 	}
-	if se := ofType(recs, "session_end")[0]; se.Fields["exit_status"] != "formation_ended" {
-		t.Errorf("session_end = %s", se.Raw)
+	if se := of[trace.SessionEnd](t, recs)[0]; se.ExitStatus != "formation_ended" {
+		t.Errorf("session_end = %+v", se)
 	}
 }

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // writeCapsule writes murmur.yaml (and script.yaml when given) into a fresh
@@ -104,56 +104,23 @@ func startIn(t *testing.T, l *Launch, results *syncBuf, stderr *syncBuf) *Sessio
 	return s
 }
 
-// record is one trace line: its type, its raw bytes and its decoded fields.
-type record struct {
-	Type   string
-	Raw    string
-	Fields map[string]any
-}
-
-func readTrace(t *testing.T, s *Session) []record {
+// readTrace reads the session's trace.jsonl: every line must be byte for
+// byte what the Writer writes for its record type (tracetest).
+func readTrace(t *testing.T, s *Session) []trace.Line {
 	t.Helper()
-	f, err := os.Open(filepath.Join(s.RecordsDir(), "trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("trace line %q: %v", sc.Text(), err)
-		}
-		// Every line is exactly what the Writer writes for its record type.
-		if l, err := trace.ParseLine(sc.Bytes()); err != nil {
-			t.Fatalf("trace line %q: %v", sc.Text(), err)
-		} else if err := l.Check(); err != nil {
-			t.Errorf("trace line %d: %v", len(out)+1, err)
-		}
-		out = append(out, record{Type: m["event_type"].(string), Raw: sc.Text(), Fields: m})
-	}
-	return out
+	return tracetest.Records(t, s.RecordsDir())
 }
 
-func ofType(recs []record, typ string) []record {
-	var out []record
-	for _, r := range recs {
-		if r.Type == typ {
-			out = append(out, r)
-		}
-	}
-	return out
+// of decodes the records of type T, in file order.
+func of[T trace.Record](t *testing.T, recs []trace.Line) []T {
+	t.Helper()
+	return tracetest.OfType[T](t, recs)
 }
 
-func types(recs []record) string {
-	var ts []string
-	for _, r := range recs {
-		ts = append(ts, r.Type)
-	}
-	return strings.Join(ts, ",")
-}
+// lines keeps the lines of type T, for their headers and bytes.
+func lines[T trace.Record](recs []trace.Line) []trace.Line { return tracetest.Lines[T](recs) }
+
+func types(recs []trace.Line) string { return strings.Join(tracetest.Types(recs), ",") }
 
 func resultTxt(t *testing.T, s *Session) string {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 func TestHelloExample_8a(t *testing.T) {
@@ -33,11 +34,11 @@ func TestHelloExample_8a(t *testing.T) {
 	if got, want := types(recs), "session_start,task_start,inference,tool_call,shell,inference,task_end,session_end"; got != want {
 		t.Errorf("trace = %s, want %s", got, want)
 	}
-	if tc := ofType(recs, "tool_call")[0].Fields; tc["tool_name"] != "bash" || tc["status"] != "ok" {
-		t.Errorf("tool_call = %v", tc)
+	if tc := of[trace.ToolCall](t, recs)[0]; tc.ToolName != "bash" || tc.Status != "ok" {
+		t.Errorf("tool_call = %+v", tc)
 	}
-	if te := ofType(recs, "task_end")[0].Fields; te["exit_status"] != "ok" {
-		t.Errorf("task_end = %v", te)
+	if te := of[trace.TaskEnd](t, recs)[0]; te.ExitStatus != "ok" {
+		t.Errorf("task_end = %+v", te)
 	}
 	got := resultTxt(t, s)
 	if !strings.HasPrefix(got, "Files:\n$ ls -1\nExit code: 0\nStdout:\n") || !strings.Contains(got, "murmur.yaml\nscript.yaml\n") {
@@ -74,10 +75,10 @@ rules:
 		t.Errorf("Run = %+v", res)
 	}
 	recs := readTrace(t, s)
-	if n := len(ofType(recs, "inference")); n != 2 {
+	if n := len(of[trace.Inference](t, recs)); n != 2 {
 		t.Errorf("inference lines = %d, want 2", n)
 	}
-	if n := len(ofType(recs, "tool_call")); n != 1 {
+	if n := len(of[trace.ToolCall](t, recs)); n != 1 {
 		t.Errorf("tool_calls = %d, want 1: the last allowed call's tools are not run", n)
 	}
 	if got := resultTxt(t, s); got != res.Text {
@@ -108,12 +109,12 @@ func TestKeepWorking_LOOP13(t *testing.T) {
 		}
 	}
 	recs := readTrace(t, s)
-	kw := ofType(recs, "keep_working")
-	if len(kw) != 2 || kw[1].Fields["used"] != float64(2) || kw[1].Fields["left"] != float64(0) {
-		t.Errorf("keep_working records = %v", kw)
+	kw := of[trace.KeepWorking](t, recs)
+	if len(kw) != 2 || kw[1].Used != 2 || kw[1].Left != 0 {
+		t.Errorf("keep_working records = %+v", kw)
 	}
-	end := ofType(recs, "task_end")[0].Raw
-	if !strings.Contains(end, `"keep_working":{"used":2,"stopped_by":"limit"}`) {
+	end := lines[trace.TaskEnd](recs)[0].Raw
+	if !strings.Contains(string(end), `"keep_working":{"used":2,"stopped_by":"limit"}`) {
 		t.Errorf("task_end = %s", end)
 	}
 	if got := resultTxt(t, s); got != "answer 2" {
@@ -149,13 +150,13 @@ lifecycle:
 		t.Errorf("reopen message = %q, want %q", got, want)
 	}
 	recs := readTrace(t, s)
-	dc := ofType(recs, "done_check")
-	if len(dc) != 2 || dc[0].Fields["outcome"] != "failed" || dc[1].Fields["outcome"] != "passed" {
-		t.Errorf("done_check = %v", dc)
+	dc := of[trace.DoneCheck](t, recs)
+	if len(dc) != 2 || dc[0].Outcome != "failed" || dc[1].Outcome != "passed" {
+		t.Errorf("done_check = %+v", dc)
 	}
-	ro := ofType(recs, "task_reopened")
-	if len(ro) != 1 || ro[0].Fields["hook_name"] != "done_check" || ro[0].Fields["reopen_number"] != float64(1) {
-		t.Errorf("task_reopened = %v", ro)
+	ro := of[trace.TaskReopened](t, recs)
+	if len(ro) != 1 || ro[0].HookName != "done_check" || ro[0].ReopenNumber != 1 {
+		t.Errorf("task_reopened = %+v", ro)
 	}
 	if got := resultTxt(t, s); got != "now it is done" {
 		t.Errorf("result.txt = %q", got)
@@ -186,14 +187,14 @@ rules:
 		t.Errorf("Run = %+v, want failed %q", res, want)
 	}
 	recs := readTrace(t, s)
-	tf := ofType(recs, "task_failed")
-	if len(tf) != 1 || tf[0].Fields["cause"] != "done_check" || tf[0].Fields["reason"] != reason {
-		t.Errorf("task_failed = %v, want cause done_check, reason %q", tf, reason)
+	tf := of[trace.TaskFailed](t, recs)
+	if len(tf) != 1 || tf[0].Cause != "done_check" || tf[0].Reason != reason {
+		t.Errorf("task_failed = %+v, want cause done_check, reason %q", tf, reason)
 	}
-	ro := ofType(recs, "task_reopened")
+	ro := of[trace.TaskReopened](t, recs)
 	wantRO := "[done_check] `bash -c 'echo no; exit 3'` ended failed, exit code 3; its last output:"
-	if len(ro) != 1 || ro[0].Fields["reason"] != wantRO {
-		t.Errorf("task_reopened = %v, want reason %q", ro, wantRO)
+	if len(ro) != 1 || ro[0].Reason != wantRO {
+		t.Errorf("task_reopened = %+v, want reason %q", ro, wantRO)
 	}
 }
 
@@ -223,19 +224,19 @@ rules:
 		t.Errorf("exit status = %q", res.ExitStatus)
 	}
 	recs := readTrace(t, s)
-	sc := ofType(recs, "spend_ceiling_reached")
+	sc := of[trace.SpendCeilingReached](t, recs)
 	if len(sc) != 1 {
-		t.Fatalf("spend_ceiling_reached = %v", sc)
+		t.Fatalf("spend_ceiling_reached = %+v", sc)
 	}
-	f := sc[0].Fields
-	if f["limit"] != "session" || f["ceiling"] != float64(300) || f["used"] != float64(150) {
-		t.Errorf("spend_ceiling_reached = %s", sc[0].Raw)
+	f := sc[0]
+	if f.Limit != "session" || f.Ceiling != 300 || f.Used != 150 {
+		t.Errorf("spend_ceiling_reached = %+v", f)
 	}
-	want := fmt.Sprintf("stopped: spend ceiling reached: session ceiling 300, used 150, this call needed %d; retrying will not get past it", int64(f["requested"].(float64)))
+	want := fmt.Sprintf("stopped: spend ceiling reached: session ceiling 300, used 150, this call needed %d; retrying will not get past it", f.Requested)
 	if got := resultTxt(t, s); got != want {
 		t.Errorf("result.txt = %q, want %q", got, want)
 	}
-	if n := len(ofType(recs, "inference")); n != 1 {
+	if n := len(of[trace.Inference](t, recs)); n != 1 {
 		t.Errorf("inference lines = %d, want 1 (nothing sent past the ceiling)", n)
 	}
 }

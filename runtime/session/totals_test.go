@@ -3,29 +3,32 @@ package session
 import (
 	"fmt"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // checkTotals is TRACE-4: session_end's totals are the sums of the task_end
 // fields, and total_turns is the number of agent inference lines.
-func checkTotals(t *testing.T, recs []record) {
+func checkTotals(t *testing.T, recs []trace.Line) {
 	t.Helper()
-	se := ofType(recs, "session_end")
+	se := of[trace.SessionEnd](t, recs)
 	if len(se) != 1 {
 		t.Fatalf("session_end records = %d, want 1", len(se))
 	}
-	sums := map[string]float64{}
-	for _, te := range ofType(recs, "task_end") {
-		for _, k := range []string{"turns", "input_tokens", "output_tokens", "tool_calls", "shell_calls"} {
-			sums[k] += te.Fields[k].(float64)
-		}
+	var sum trace.SessionEnd
+	for _, te := range of[trace.TaskEnd](t, recs) {
+		sum.TotalTurns += te.Turns
+		sum.TotalInputTokens += te.InputTokens
+		sum.TotalOutputTokens += te.OutputTokens
+		sum.TotalToolCalls += te.ToolCalls
+		sum.TotalShellCalls += te.ShellCalls
 	}
-	for k, total := range map[string]string{"turns": "total_turns", "input_tokens": "total_input_tokens",
-		"output_tokens": "total_output_tokens", "tool_calls": "total_tool_calls", "shell_calls": "total_shell_calls"} {
-		if got := se[0].Fields[total]; got != sums[k] {
-			t.Errorf("session_end.%s = %v, want %v (the sum of task_end.%s)", total, got, sums[k], k)
-		}
+	got := se[0]
+	got.DurationMS, got.ExitStatus = 0, ""
+	if got != sum {
+		t.Errorf("session_end totals = %+v, want the sums of task_end's fields %+v", got, sum)
 	}
-	if got, want := se[0].Fields["total_turns"], float64(len(ofType(recs, "inference"))); got != want {
+	if got, want := se[0].TotalTurns, len(of[trace.Inference](t, recs)); got != want {
 		t.Errorf("session_end.total_turns = %v, want %v (the inference lines)", got, want)
 	}
 }
@@ -44,12 +47,12 @@ rules:
 		t.Errorf("Run = %+v", res)
 	}
 	recs := readTrace(t, s)
-	te := ofType(recs, "task_end")
-	if len(te) != 1 || te[0].Fields["turns"] != float64(1) {
-		t.Errorf("task_end = %v, want turns 1", te)
+	te := of[trace.TaskEnd](t, recs)
+	if len(te) != 1 || te[0].Turns != 1 {
+		t.Errorf("task_end = %+v, want turns 1", te)
 	}
-	if tf := ofType(recs, "task_failed"); len(tf) != 1 || tf[0].Fields["turn"] != float64(1) {
-		t.Errorf("task_failed = %v, want turn 1 (the call that failed)", tf)
+	if tf := of[trace.TaskFailed](t, recs); len(tf) != 1 || tf[0].Turn != 1 {
+		t.Errorf("task_failed = %+v, want turn 1 (the call that failed)", tf)
 	}
 	checkTotals(t, recs)
 }
@@ -59,8 +62,8 @@ rules:
 func TestTotalsAfterCancelInInference_TRACE4(t *testing.T) {
 	s, _, _ := cancelInInference(t)
 	recs := readTrace(t, s)
-	if te := ofType(recs, "task_end"); len(te) != 1 || te[0].Fields["turns"] != float64(0) {
-		t.Errorf("task_end = %v, want turns 0", te)
+	if te := of[trace.TaskEnd](t, recs); len(te) != 1 || te[0].Turns != 0 {
+		t.Errorf("task_end = %+v, want turns 0", te)
 	}
 	checkTotals(t, recs)
 }
