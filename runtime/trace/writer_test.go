@@ -342,19 +342,3 @@ func TestConcurrentWritesWholeLines_TRACE1(t *testing.T) {
 		t.Errorf("lines = %d, want 400", n)
 	}
 }
-
-func BenchmarkWrite(b *testing.B) {
-	w, err := Open(filepath.Join(b.TempDir(), "trace.jsonl"), "ses_x", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.Write(SessionStart{}); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := w.Write(ToolCall{Turn: 1, TaskID: "tsk_a", ToolName: "bash", Input: json.RawMessage(`{"command":"ls -1"}`)}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
