@@ -31,10 +31,10 @@ type Trace struct {
 
 // Read reads the trace at path strictly (capsule.md CLI-9): every line one
 // JSON object carrying a string event_type, a known record's fields of their
-// types (trace.Line.Record); unknown record types are skipped. Errors are *diag.Diagnostic:
-// E-TRC-001 `<path>:<line>: malformed JSON: <error>`, then `no session_start
-// event found`, then `no session_end event found`; E-IO-001 when the file
-// cannot be read.
+// types (trace.Line.Record); unknown record types are skipped. Errors are
+// *diag.Diagnostic: E-TRC-001 `<path>:<line>: malformed JSON: <error>`, then
+// `no session_start event found`, then `no session_end event found`;
+// E-IO-001 when the file cannot be read.
 func Read(path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
