@@ -3,9 +3,9 @@ package main
 import (
 	"time"
 
-	"github.com/murmur-go/mur/runtime/member"
 	"github.com/murmur-go/mur/runtime/session"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/member"
 )
 
 // wireMember hands a formation member that roster.yaml lets call another its
@@ -27,8 +27,8 @@ func wireMember(l *session.Launch) error {
 		return err
 	}
 	prev := l.Impls
-	l.Impls = func(s *session.Session) map[string]tools.Tool {
-		out := map[string]tools.Tool{}
+	l.Impls = func(s *session.Session) map[string]tool.Tool {
+		out := map[string]tool.Tool{}
 		if prev != nil {
 			for k, v := range prev(s) {
 				out[k] = v

@@ -29,6 +29,14 @@ var rules = map[string][]string{
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through internal/task and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "runtime/..."},
+	// A driver speaks to a model and knows nothing else of the runtime.
+	"runtime/driver/...": {"a2a", "internal/diag", "runtime/driver/..."},
+	// The tools: the core (Tool, Result, the registry, the task state) names
+	// no concrete tool; a tool package builds on the core and the runtime's
+	// leaf packages, never on a sibling tool or on the session that runs it.
+	// A new tool lands in a package of its own under runtime/tool/.
+	"runtime/tool":     {"a2a", "internal/diag", "runtime/manifest", "runtime/trace"},
+	"runtime/tool/...": toolImports,
 	// The launcher reaches capsules only by exec, fds and HTTP; it reads
 	// manifests and stores (admission, BIND-1) through the runtime's two
 	// leaf packages for them.
@@ -36,6 +44,12 @@ var rules = map[string][]string{
 	"conformance/...": {"a2a", "a2a/client", "conformance/..."},
 	"openapi":         {},
 	"cmd/...":         {"..."},
+}
+
+// toolImports are what a package under runtime/tool/ may import.
+var toolImports = []string{
+	"a2a", "a2a/client", "internal/diag", "internal/credential",
+	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
 }
 
 // anywhere lists the test-helper packages every package may import: they
@@ -94,11 +108,17 @@ func relative(path string) (string, bool) {
 	return strings.CutPrefix(path, module+"/")
 }
 
+// ruleFor returns the most specific rule for rel: the one whose path is
+// longest, an exact path before "path/..." over the same path.
 func ruleFor(rel string) ([]string, bool) {
 	best, bestLen, found := []string(nil), -1, false
 	for k, v := range rules {
-		if match(k, rel) && len(k) > bestLen {
-			best, bestLen, found = v, len(k), true
+		n := 2 * len(k)
+		if base, ok := strings.CutSuffix(k, "/..."); ok {
+			n = 2*len(base) - 1
+		}
+		if match(k, rel) && n > bestLen {
+			best, bestLen, found = v, n, true
 		}
 	}
 	return best, found
@@ -155,6 +175,43 @@ func TestMatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := match(tt.pattern, tt.rel); got != tt.want {
 			t.Errorf("match(%q, %q) = %v, want %v", tt.pattern, tt.rel, got, tt.want)
+		}
+	}
+}
+
+// TestRulesForbid: the rules refuse the edges ARCHITECTURE.md forbids, so
+// TestImportRules fails on any of them (a tool package importing a sibling
+// or the session, the tool core importing a tool, a driver importing the
+// rest of the runtime), and allow the edges the tree is built on.
+func TestRulesForbid(t *testing.T) {
+	tests := []struct {
+		pkg, imp string
+		want     bool
+	}{
+		{"runtime/tool/plan", "runtime/tool/shell", false},
+		{"runtime/tool/member", "runtime/tool/status", false},
+		{"runtime/tool/shell", "runtime/session", false},
+		{"runtime/tool", "runtime/tool/shell", false},
+		{"runtime/tool", "runtime/proc", false},
+		{"runtime/tool", "runtime/session", false},
+		{"runtime/driver", "runtime/trace", false},
+		{"runtime/driver/openai", "runtime/tool", false},
+		{"runtime/driver/choice", "runtime/manifest", false},
+		{"runtime/tool/plan", "runtime/tool", true},
+		{"runtime/tool/shell", "runtime/proc", true},
+		{"runtime/tool/member", "a2a/client", true},
+		{"runtime/driver/choice", "runtime/driver/openai", true},
+		{"runtime/session", "runtime/tool/shell", true},
+		{"cmd/mur", "runtime/tool/member", true},
+	}
+	for _, tt := range tests {
+		allowed, found := ruleFor(tt.pkg)
+		if !found {
+			t.Errorf("%s has no rule", tt.pkg)
+			continue
+		}
+		if got := permits(allowed, tt.imp); got != tt.want {
+			t.Errorf("%s may import %s = %v, want %v", tt.pkg, tt.imp, got, tt.want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -105,7 +105,7 @@ func (t *taskRun) continuation() (e ending, more, ended bool) {
 	if len(statuses) > 0 {
 		t.run.Status(strings.Join(statuses, "; "))
 	}
-	text, _ := tools.Cut64(strings.Join(texts, "\n\n")) // RND-3
+	text, _ := tool.Cut64(strings.Join(texts, "\n\n")) // RND-3
 	t.userMessage(text)
 	t.continuations++
 	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations, MemberCalls: memberCalls,

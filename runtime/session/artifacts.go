@@ -9,7 +9,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool/artifact"
 )
 
 // resolveArtifacts is MAN-4 step 8 (store.CheckArtifacts: E-RUN-003,
@@ -49,7 +49,7 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 			return diag.IOError(filepath.Join(b.TreeDir, manifest.FileName), osText(err))
 		}
 		if a.Runtime == "skill" {
-			l.Artifacts = append(l.Artifacts, &tools.Skill{FullName: a.Ref, Name: a.Name, Description: am.Description,
+			l.Artifacts = append(l.Artifacts, &artifact.Skill{Ref: a.Ref, Name: a.Name, Description: am.Description,
 				Path: store.SkillPath(b.TreeDir), ManifestRaw: raw})
 			continue
 		}
@@ -61,7 +61,7 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 			Required []string `json:"required"`
 		}
 		_ = json.Unmarshal(schema, &req)
-		l.Artifacts = append(l.Artifacts, &tools.Native{FullName: a.Ref, Name: a.Name, Description: am.Description,
+		l.Artifacts = append(l.Artifacts, &artifact.Native{Ref: a.Ref, Name: a.Name, Description: am.Description,
 			Schema: schema, Command: am.CommandPath(), Config: a.ConfigJSON, ManifestRaw: raw, RequiredIn: req.Required})
 	}
 	return nil

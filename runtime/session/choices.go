@@ -5,11 +5,11 @@ import (
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool/switchdriver"
 )
 
 // choices is the session's driver choices and the current one (DRV-2,
-// SWD-2). It satisfies tools.Switcher.
+// SWD-2). It satisfies switchdriver.Switcher.
 type choices struct {
 	blocks  []manifest.DriverBlock
 	drivers map[string]driver.Driver
@@ -52,10 +52,10 @@ func (c *choices) take() (block manifest.DriverBlock, d driver.Driver, changeID 
 }
 
 // toolChoices describes the choices for switch-driver (SWD-1).
-func (c *choices) toolChoices() []tools.Choice {
-	out := make([]tools.Choice, len(c.blocks))
+func (c *choices) toolChoices() []switchdriver.Choice {
+	out := make([]switchdriver.Choice, len(c.blocks))
 	for i, b := range c.blocks {
-		out[i] = tools.Choice{Name: b.Name, Kind: b.Kind, Model: b.Model, Available: b.Available, Credential: b.APIKeyEnv}
+		out[i] = switchdriver.Choice{Name: b.Name, Kind: b.Kind, Model: b.Model, Available: b.Available, Credential: b.APIKeyEnv}
 	}
 	return out
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -35,21 +35,21 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	var res tools.Result
+	var res tool.Result
 	var extra []string
-	switch tool, refusal := s.tools.Lookup(u.Name); {
+	switch tl, refusal := s.tools.Lookup(u.Name); {
 	case u.InputError != "":
-		res = tools.Refusal(u.Name, driver.InvalidToolArguments(u))
+		res = tool.Refusal(u.Name, driver.InvalidToolArguments(u))
 	case refusal != "":
-		res = tools.Refusal(u.Name, refusal)
+		res = tool.Refusal(u.Name, refusal)
 	default:
-		if missing := s.tools.MissingRequired(tool, input); len(missing) > 0 {
+		if missing := s.tools.MissingRequired(tl, input); len(missing) > 0 {
 			_, _ = s.tr.Write(trace.ToolInputRefused{Turn: turn, TaskID: t.id, ToolName: u.Name, Missing: missing})
-			res = tools.Refusal(u.Name, tools.LacksRequired(u.Name, missing))
+			res = tool.Refusal(u.Name, tool.LacksRequired(u.Name, missing))
 			break
 		}
-		cc := &tools.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
-		res = tool.Call(t.ctx, cc, input)
+		cc := &tool.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
+		res = tl.Call(t.ctx, cc, input)
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.
 		if !res.Refused {
@@ -80,7 +80,7 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 	if !res.Refused {
 		src := res.Source
 		if src == "" {
-			src = tools.SourceTool + u.Name
+			src = tool.SourceTool + u.Name
 		}
 		art.FenceSource = &src
 	}
@@ -89,7 +89,7 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 }
 
 // count adds a call to the task's and session's tool and shell counters.
-func (t *taskRun) count(res tools.Result) {
+func (t *taskRun) count(res tool.Result) {
 	shells := 0
 	for _, r := range res.Records {
 		switch r := r.Record.(type) {
@@ -124,15 +124,15 @@ func (t *taskRun) notice() (string, bool) {
 	}
 	line, ok := "", false
 	s.noticeOnce.Do(func() {
-		line, ok = tools.DeadlineNotice(*s.deadline, now), true
+		line, ok = tool.DeadlineNotice(*s.deadline, now), true
 		s.noticeAt = now
 	})
 	return line, ok
 }
 
 // noticeRecord writes deadline_notice (REC-3) after the call's tool_call.
-func (t *taskRun) noticeRecord(turn int, tool string) {
+func (t *taskRun) noticeRecord(turn int, toolName string) {
 	s := t.s
-	_, _ = s.tr.Write(trace.DeadlineNotice{Turn: turn, TaskID: t.id, ToolName: tool, DeadlineAt: tools.FormatDeadline(*s.deadline),
-		LeftSecs: tools.LeftSecs(*s.deadline, s.noticeAt), MarginSecs: s.noticeSecs})
+	_, _ = s.tr.Write(trace.DeadlineNotice{Turn: turn, TaskID: t.id, ToolName: toolName, DeadlineAt: tool.FormatDeadline(*s.deadline),
+		LeftSecs: tool.LeftSecs(*s.deadline, s.noticeAt), MarginSecs: s.noticeSecs})
 }

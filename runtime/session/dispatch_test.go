@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool/artifact"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -31,14 +31,14 @@ func toolResults(req driver.Request) []string {
 	return out
 }
 
-func nativeArtifact(t *testing.T) *tools.Native {
+func nativeArtifact(t *testing.T) *artifact.Native {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "grep-tool")
 	script := "#!/bin/sh\nprintf 'config=%s input=' \"$MURMUR_ARTIFACT_CONFIG\"\ncat\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &tools.Native{FullName: "local/grep-tool", Name: "grep-tool", Description: "greps",
+	return &artifact.Native{Ref: "local/grep-tool", Name: "grep-tool", Description: "greps",
 		Schema: json.RawMessage(`{"type":"object","required":["pattern"]}`), Command: bin,
 		Config: json.RawMessage(`{"k":1}`), ManifestRaw: []byte("name: grep-tool\n"), RequiredIn: []string{"pattern"}}
 }

@@ -21,6 +21,6 @@
 // goroutine per task, waited for when the task ends). The session owns up to
 // three watchers — the deadline timer (SES-7), the formation lifeline (LIFE-3)
 // and the trace's failure (E-RUN-007) — started by Run and waited for before
-// it returns. Background commands are reaped by tools.Works, which the ending
+// it returns. Background commands are reaped by shell.Works, which the ending
 // closes (SES-8). Stop and the Registry are safe to call from any goroutine.
 package session

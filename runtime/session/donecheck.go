@@ -6,7 +6,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/proc"
+	"github.com/murmur-go/mur/runtime/tool/shell"
 )
 
 // doneResult is one done_check run (LOOP-14).
@@ -30,8 +31,8 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	b.total += int64(len(p))
 	b.buf = append(b.buf, p...)
-	if len(b.buf) > tools.TailBytes {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-tools.TailBytes:]...)
+	if len(b.buf) > shell.TailBytes {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-shell.TailBytes:]...)
 	}
 	return len(p), nil
 }
@@ -51,11 +52,11 @@ func (t *taskRun) runDoneCheck(command string, timeoutSecs int) doneResult {
 		}
 		return r
 	}
-	words, err := tools.SplitWords(command)
+	words, err := proc.SplitWords(command)
 	if err != nil || len(words) == 0 {
 		return res("not_started", nil, nil)
 	}
-	path, err := tools.LookPath(words[0], s.env)
+	path, err := proc.LookPath(words[0], s.env)
 	if err != nil {
 		return res("not_started", nil, nil)
 	}
@@ -64,7 +65,7 @@ func (t *taskRun) runDoneCheck(command string, timeoutSecs int) doneResult {
 	cmd.Args[0] = words[0]
 	cmd.Dir, cmd.Env = s.workdir, s.env
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = tools.ChildProcAttr()
+	cmd.SysProcAttr = proc.SysProcAttr()
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return res("not_started", nil, nil)

@@ -15,7 +15,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -126,15 +126,15 @@ func (w *fakeWaiter) Ready() bool {
 	return w.arrived && !w.delivered
 }
 func (w *fakeWaiter) WaitingText() string { return "waiting on call-member: 1 call(s) outstanding" }
-func (w *fakeWaiter) Deliver() tools.Delivery {
+func (w *fakeWaiter) Deliver() tool.Delivery {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.delivered = true
-	return tools.Delivery{Text: "[call-member] call mcl_x to worker ended completed:\n" + tools.Fence("member:worker", "W-42"),
+	return tool.Delivery{Text: "[call-member] call mcl_x to worker ended completed:\n" + tool.Fence("member:worker", "W-42"),
 		Field: "member_calls", IDs: []string{"mcl_x"}, StatusText: "continuing with 1 member answer(s)",
-		Records: []tools.Rec{{Record: trace.MemberCall{TaskID: "?", CallID: "mcl_x", Status: "completed"}}}}
+		Records: []tool.Rec{{Record: trace.MemberCall{TaskID: "?", CallID: "mcl_x", Status: "completed"}}}}
 }
-func (w *fakeWaiter) Abandon() []tools.Rec {
+func (w *fakeWaiter) Abandon() []tool.Rec {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.abandoned = true
@@ -142,14 +142,14 @@ func (w *fakeWaiter) Abandon() []tools.Rec {
 }
 
 // seamTool stands in for call-member / end-without-answer on the TaskState seam.
-type seamTool struct{ call func(cc *tools.CallContext) }
+type seamTool struct{ call func(cc *tool.CallContext) }
 
-func (st *seamTool) Spec() tools.Spec {
-	return tools.Spec{Name: tools.NameSwitchDriver, InputSchema: json.RawMessage(`{"type":"object"}`), Kind: tools.KindRuntime}
+func (st *seamTool) Spec() tool.Spec {
+	return tool.Spec{Name: tool.NameSwitchDriver, InputSchema: json.RawMessage(`{"type":"object"}`), Kind: tool.KindRuntime}
 }
-func (st *seamTool) Call(_ context.Context, cc *tools.CallContext, _ json.RawMessage) tools.Result {
+func (st *seamTool) Call(_ context.Context, cc *tool.CallContext, _ json.RawMessage) tool.Result {
 	st.call(cc)
-	return tools.Result{Status: tools.Passed, Data: "{}"}
+	return tool.Result{Status: tool.Passed, Data: "{}"}
 }
 
 const seamManifest = "control:\n  agent_settings: [inference.driver]\n"
@@ -159,8 +159,8 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 	l := prepareIn(t, dir, ptr("delegate"), nil)
 	arrive := make(chan struct{})
 	var w *fakeWaiter
-	l.Impls = func(*Session) map[string]tools.Tool {
-		return map[string]tools.Tool{tools.NameSwitchDriver: &seamTool{call: func(cc *tools.CallContext) {
+	l.Impls = func(*Session) map[string]tool.Tool {
+		return map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
 			w = newFakeWaiter(arrive)
 			cc.Task.AddWaiter(w)
 		}}}
@@ -168,7 +168,7 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 	fd := &fakeDriver{reply: func(_ context.Context, n int, _ *driver.Request) (*driver.Response, error) {
 		switch n {
 		case 0:
-			return toolReply("c1", tools.NameSwitchDriver, `{}`), nil
+			return toolReply("c1", tool.NameSwitchDriver, `{}`), nil
 		case 1:
 			close(arrive) // the answer arrives while the task waits
 			return textReply("waiting for worker"), nil
@@ -204,13 +204,13 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 func TestEndWithoutAnswer_EWA4(t *testing.T) {
 	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, seamManifest+"lifecycle:\n  task_acceptance: queue\n"), "script_version: 1\nrules: []\n")
 	l := prepareIn(t, dir, ptr("launch"), nil)
-	l.Impls = func(*Session) map[string]tools.Tool {
-		return map[string]tools.Tool{tools.NameSwitchDriver: &seamTool{call: func(cc *tools.CallContext) {
+	l.Impls = func(*Session) map[string]tool.Tool {
+		return map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
 			cc.Task.EndWithoutAnswer("worker gave no answer")
 		}}}
 	}
 	fd := &fakeDriver{reply: func(context.Context, int, *driver.Request) (*driver.Response, error) {
-		return toolReply("c1", tools.NameSwitchDriver, `{}`), nil
+		return toolReply("c1", tool.NameSwitchDriver, `{}`), nil
 	}}
 	l.Drivers["primary"] = fd
 	s := startIn(t, l, nil, nil)

@@ -17,7 +17,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 )
 
 // Options are `mur run`'s inputs once its flags are read (capsule.md CLI-1,
@@ -68,7 +68,7 @@ type Launch struct {
 	HasTask  bool
 	// Artifacts are the declared tool and skill artifacts, resolved in the
 	// stores (STORE-3, STORE-8), in manifest order.
-	Artifacts []tools.Artifact
+	Artifacts []tool.Artifact
 	// Impls adds this build's other runtime-provided tools (call-member,
 	// end-without-answer); set it before Start.
 	Impls ToolImpls

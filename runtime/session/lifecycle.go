@@ -9,7 +9,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/formation"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -70,7 +70,7 @@ func (s *Session) setupDeadline() {
 		v := int64(*n)
 		cfg = &v
 	}
-	if margin, ok := tools.NoticeMargin(cfg, s.start, *s.deadline); ok {
+	if margin, ok := tool.NoticeMargin(cfg, s.start, *s.deadline); ok {
 		at := s.deadline.Add(-margin)
 		s.noticeAfter = &at
 		s.noticeSecs = int64(margin / time.Second)
@@ -118,7 +118,7 @@ func (s *Session) deadlineReached() {
 		live = append(live, string(s.current.ID()))
 	}
 	s.mu.Unlock()
-	_, _ = s.tr.Write(trace.DeadlineReached{At: tools.FormatDeadline(*s.deadline), LiveTaskIDs: live})
+	_, _ = s.tr.Write(trace.DeadlineReached{At: tool.FormatDeadline(*s.deadline), LiveTaskIDs: live})
 	s.stop(ByDeadline, false)
 }
 

@@ -11,7 +11,8 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -175,7 +176,7 @@ func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, 
 	if u.Input == nil && u.Output == nil && u.Cached == nil && u.CacheWrite == nil {
 		s.stats.unreported++
 	}
-	c := &tools.ContextInfo{UsedTokens: spentIn + spentOut, MaxTokens: int64(req.MaxTokens), Actual: u.Input != nil && u.Output != nil}
+	c := &status.ContextInfo{UsedTokens: spentIn + spentOut, MaxTokens: int64(req.MaxTokens), Actual: u.Input != nil && u.Output != nil}
 	if opts.ContextWindowTokens > 0 {
 		w := opts.ContextWindowTokens
 		c.WindowTokens = &w
@@ -231,7 +232,7 @@ func (s *Session) blob(b []byte) {
 }
 
 // writeRecs writes tool or waiter records, parented through task_id.
-func (t *taskRun) writeRecs(recs []tools.Rec) {
+func (t *taskRun) writeRecs(recs []tool.Rec) {
 	for _, r := range recs {
 		id, err := t.s.tr.WriteTask(t.id, r.Record)
 		if err == nil && r.Written != nil {

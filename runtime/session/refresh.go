@@ -6,7 +6,9 @@ import (
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/store"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/artifact"
+	"github.com/murmur-go/mur/runtime/tool/plan"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -15,10 +17,11 @@ import (
 // registry stages each only where its grant exists. Pulls read the project
 // store, then the global store; murmur.lock pins them unless the session
 // runs the store form, which never touches the lock (STORE-5).
-func (s *Session) planAndInstall() map[string]tools.Tool {
-	reg := func() *tools.Registry { return s.tools }
-	out := map[string]tools.Tool{
-		tools.NameSubmitPlan: tools.SubmitPlan(tools.PlanConfig{Registry: reg, Shell: s.shell,
+func (s *Session) planAndInstall() map[string]tool.Tool {
+	reg := func() *tool.Registry { return s.tools }
+	out := map[string]tool.Tool{
+		tool.NameSubmitPlan: plan.New(plan.Config{Registry: reg,
+			Shell:    &plan.Shell{Workdir: s.shell.Workdir, Env: s.shell.Env, Allowed: s.shell.Allowed},
 			PlansDir: filepath.Join(s.runtimeDir, "plans"), Now: s.now}),
 	}
 	g := s.m.Capabilities.Install
@@ -29,17 +32,17 @@ func (s *Session) planAndInstall() map[string]tools.Tool {
 	if s.l.Opts.StoreName != "" {
 		lockDir = ""
 	}
-	in := tools.NewInstaller(tools.InstallConfig{
+	in := artifact.NewInstaller(artifact.InstallConfig{
 		Grant: *g, Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, LockDir: lockDir,
 		RuntimeDir: s.runtimeDir, Workdir: s.workdir, Env: s.env, SessionID: s.id, Registry: reg,
 	})
-	out[tools.NamePullArtifact] = in.Pull()
-	out[tools.NameRemoveArtifact] = in.Remove()
+	out[tool.NamePullArtifact] = in.Pull()
+	out[tool.NameRemoveArtifact] = in.Remove()
 	return out
 }
 
 // driverSpecs is the inventory as the driver sends it.
-func driverSpecs(inv []tools.Spec) []driver.ToolSpec {
+func driverSpecs(inv []tool.Spec) []driver.ToolSpec {
 	out := make([]driver.ToolSpec, 0, len(inv))
 	for _, sp := range inv {
 		out = append(out, driver.ToolSpec{Name: sp.Name, Description: sp.Description, InputSchema: sp.InputSchema})

@@ -16,7 +16,8 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/shell"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -55,10 +56,10 @@ type Session struct {
 
 	tr    *trace.Writer
 	reg   *task.Registry
-	tools *tools.Registry
+	tools *tool.Registry
 	specs []driver.ToolSpec
-	shell *tools.Shell
-	works *tools.Works
+	shell *shell.Shell
+	works *shell.Works
 	env   []string
 
 	deadline    *time.Time

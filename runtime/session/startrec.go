@@ -1,7 +1,7 @@
 package session
 
 import (
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -39,7 +39,7 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 		rec.SystemPromptSHA256 = &h
 	}
 	if s.deadline != nil {
-		d := tools.FormatDeadline(*s.deadline)
+		d := tool.FormatDeadline(*s.deadline)
 		rec.Deadline = &d
 	}
 	if mem := s.l.Member; mem != nil {

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool/status"
 )
 
 // stats are the session's counters: spend (LOOP-18), provider token sums
@@ -18,7 +18,7 @@ type stats struct {
 	cached      *int64
 	cacheWrite  *int64
 	unreported  int
-	lastContext *tools.ContextInfo
+	lastContext *status.ContextInfo
 	turns       int   // inference lines (total_turns)
 	inTokens    int64 // sums of task_end fields
 	outTokens   int64
@@ -37,11 +37,11 @@ func addPtr(p **int64, v *int64) {
 }
 
 // statusSnapshot measures the session for session-status (STATUS-1).
-func (s *Session) statusSnapshot(t *taskRun) tools.StatusSnapshot {
+func (s *Session) statusSnapshot(t *taskRun) status.Snapshot {
 	s.stats.mu.Lock()
 	defer s.stats.mu.Unlock()
 	maxTurns := s.m.Inference.MaxTurns
-	snap := tools.StatusSnapshot{
+	snap := status.Snapshot{
 		Now: s.now(), SessionStart: s.start, Deadline: s.deadline, MaxTurns: &maxTurns,
 		Input: s.stats.input, Output: s.stats.output, Cached: s.stats.cached, CacheWrite: s.stats.cacheWrite,
 		Unreported: s.stats.unreported, SpendTokens: s.stats.spent,
@@ -58,10 +58,10 @@ func (s *Session) statusSnapshot(t *taskRun) tools.StatusSnapshot {
 		snap.TaskStart = &ts
 		snap.TurnsUsed = t.turns
 		if kw := s.m.Lifecycle.KeepWorking; kw != nil {
-			snap.KeepWorking = &tools.Counter{Used: t.keepUsed, Limit: kw.Limit}
+			snap.KeepWorking = &status.Counter{Used: t.keepUsed, Limit: kw.Limit}
 		}
 		if dc := s.m.Lifecycle.DoneCheck; dc != nil {
-			snap.DoneCheck = &tools.Counter{Used: t.doneReopens, Limit: dc.Limit}
+			snap.DoneCheck = &status.Counter{Used: t.doneReopens, Limit: dc.Limit}
 		}
 	}
 	return snap

@@ -13,7 +13,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -24,7 +24,7 @@ type taskRun struct {
 	run   *task.Run
 	id    string
 	ctx   context.Context
-	state *tools.TaskState
+	state *tool.TaskState
 	start time.Time
 	msgs  []driver.Message
 
@@ -106,7 +106,7 @@ func taskText(m a2a.Message, p task.Provenance) string {
 		case pt.Data != nil:
 			var v any
 			if json.Unmarshal(pt.Data, &v) == nil {
-				parts = append(parts, tools.JSON(v))
+				parts = append(parts, tool.JSON(v))
 			} else {
 				parts = append(parts, string(pt.Data))
 			}
@@ -116,7 +116,7 @@ func taskText(m a2a.Message, p task.Provenance) string {
 	}
 	text := strings.Join(parts, "\n")
 	if p.Trust == a2a.TrustUntrusted {
-		return tools.Fence(tools.SourceTask+string(p.Origin), text)
+		return tool.Fence(tool.SourceTask+string(p.Origin), text)
 	}
 	return text
 }
@@ -136,7 +136,7 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 	})
 	defer func() { cancel(); watch.Wait() }()
 	t := &taskRun{s: s, run: run, id: string(run.ID()), ctx: ctx, start: s.now(), phase: "turn",
-		state: &tools.TaskState{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
+		state: &tool.TaskState{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
 			CallerMember: run.Caller().Member, Trace: s.tr}}
 	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
 		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: lane(prov.Origin),

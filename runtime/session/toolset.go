@@ -7,14 +7,19 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
-	"github.com/murmur-go/mur/runtime/tools"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/artifact"
+	"github.com/murmur-go/mur/runtime/tool/plan"
+	"github.com/murmur-go/mur/runtime/tool/shell"
+	"github.com/murmur-go/mur/runtime/tool/status"
+	"github.com/murmur-go/mur/runtime/tool/switchdriver"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // ToolImpls lets other parts of the runtime add implementations of tools
 // 2–12 before Start (call-member, end-without-answer: tools.md §10–§11). Each
 // is built once per session from the session's services.
-type ToolImpls func(s *Session) map[string]tools.Tool
+type ToolImpls func(s *Session) map[string]tool.Tool
 
 // buildTools evaluates tools.md §1 once (tools.md §17): shell binaries,
 // background-command, session-status, switch-driver, submit-plan,
@@ -32,8 +37,8 @@ func (s *Session) buildTools() {
 		"MURMUR_SESSION_ID":  s.id,
 		"MURMUR_CAPSULE_URL": s.url,
 	})
-	s.works = &tools.Works{Now: s.now, OnExit: s.workExited}
-	s.shell = &tools.Shell{
+	s.works = &shell.Works{Now: s.now, OnExit: s.workExited}
+	s.shell = &shell.Shell{
 		Workdir: s.workdir, Env: s.env, LogsDir: s.logsDir, Works: s.works, Now: s.now,
 		Allowed: func(bin string) bool { return slices.Contains(allow, bin) },
 	}
@@ -41,10 +46,10 @@ func (s *Session) buildTools() {
 		d := time.Duration(*g) * time.Second
 		s.shell.Grace = &d
 	}
-	impl := map[string]tools.Tool{
-		tools.NameSessionStatus:     tools.SessionStatus(func(*tools.CallContext) tools.StatusSnapshot { return s.statusSnapshot(s.runningTask()) }),
-		tools.NameBackgroundCommand: tools.Background(s.works),
-		tools.NameSwitchDriver:      tools.SwitchDriver(s.choices.toolChoices(), s.choices),
+	impl := map[string]tool.Tool{
+		tool.NameSessionStatus:     status.New(func(*tool.CallContext) status.Snapshot { return s.statusSnapshot(s.runningTask()) }),
+		tool.NameBackgroundCommand: shell.Background(s.works),
+		tool.NameSwitchDriver:      switchdriver.New(s.choices.toolChoices(), s.choices),
 	}
 	for name, t := range s.planAndInstall() {
 		impl[name] = t
@@ -58,15 +63,15 @@ func (s *Session) buildTools() {
 	if s.l.Member != nil {
 		callees = s.l.Member.Callees
 	}
-	arts := make([]tools.Artifact, 0, len(s.l.Artifacts))
+	arts := make([]tool.Artifact, 0, len(s.l.Artifacts))
 	for _, a := range s.l.Artifacts {
-		if n, ok := a.(*tools.Native); ok {
+		if n, ok := a.(*artifact.Native); ok {
 			n.Workdir, n.Env = s.workdir, s.env
 		}
 		arts = append(arts, a)
 	}
-	s.tools, _ = tools.Build(tools.Config{
-		Grants: tools.Grants{
+	s.tools, _ = tool.Build(tool.Config{
+		Grants: tool.Grants{
 			ShellAllow:   allow,
 			ShellGrace:   m.Lifecycle.ShellGraceSecs != nil,
 			PlanSubmit:   m.Capabilities.Plan != nil && m.Capabilities.Plan.Submit,
@@ -79,8 +84,8 @@ func (s *Session) buildTools() {
 		Impl:      impl,
 	})
 	s.specs = driverSpecs(s.tools.Inventory())
-	if s.tools.Staged(tools.NameSubmitPlan) { // STAGE-4
-		s.system += "\n\n" + tools.PlanGuidance
+	if s.tools.Staged(tool.NameSubmitPlan) { // STAGE-4
+		s.system += "\n\n" + plan.Guidance
 	}
 }
 
@@ -97,7 +102,7 @@ func (s *Session) Trace() *trace.Writer { return s.tr }
 
 // workExited writes shell_completed and, under queue + sleep unless
 // background-command returned the exit, starts a completion task (SHELL-3).
-func (s *Session) workExited(w *tools.Work, returned bool) {
+func (s *Session) workExited(w *shell.Work, returned bool) {
 	snap := w.Snapshot(s.now())
 	var completion *string
 	lc := s.m.Lifecycle

@@ -1,0 +1,231 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/tool/plan"
+)
+
+const plannerManifest = `name: planner
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+  max_turns: 6
+  system_prompt: You plan.
+capabilities:
+  shell:
+    allow: [sh, echo]
+  plan:
+    submit: true
+trace:
+  capture: content
+`
+
+// report is submit-plan's report (PLAN-7).
+type report struct {
+	Completed  bool    `json:"completed"`
+	FailedStep *string `json:"failed_step"`
+	PlanID     string  `json:"plan_id"`
+	Steps      []struct {
+		StepID string  `json:"step_id"`
+		Status string  `json:"status"`
+		Output *string `json:"output"`
+		Error  *string `json:"error"`
+	} `json:"steps"`
+}
+
+// decodeReport reads the report out of its tool:submit-plan fence.
+func decodeReport(t *testing.T, content string) report {
+	t.Helper()
+	body, ok := strings.CutPrefix(content, "<untrusted-content source=tool:submit-plan>\n")
+	body, ok2 := strings.CutSuffix(body, "\n</untrusted-content>")
+	var r report
+	if err := json.Unmarshal([]byte(body), &r); !ok || !ok2 || err != nil {
+		t.Fatalf("report %q: %v", content, err)
+	}
+	return r
+}
+
+// TestPlans_PLAN1_PLAN8 submits a plan of shell and tool steps with failing
+// steps under each on_error, a plan a failure stops, and a refused plan.
+func TestPlans_PLAN1_PLAN8(t *testing.T) {
+	c := newCapsule(t, plannerManifest, `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - name: submit-plan
+            input:
+              id: ship
+              steps:
+                - {id: list, shell: "echo one two"}
+                - {id: say, tool: echo, input: {command: "$list.output"}, depends_on: [list]}
+                - {id: status, tool: session-status, depends_on: [say]}
+                - {id: bad-skip, shell: "sh -c 'exit 2'", on_error: skip}
+                - {id: bad-continue, shell: "sh -c 'echo no >&2; exit 3'", on_error: continue, retries: 1}
+                - {id: after, shell: "echo after", depends_on: [bad-skip, bad-continue], if: "$bad-skip.status == 'skipped' && $bad-continue.status == 'failed'"}
+      - tool_calls:
+          - name: submit-plan
+            input:
+              id: stop
+              steps:
+                - {id: a, shell: "sh -c 'echo first; exit 5'"}
+                - {id: b, shell: "echo never", depends_on: [a]}
+      - tool_calls:
+          - name: submit-plan
+            input: {id: loop, steps: [{id: x, tool: submit-plan, input: {id: inner, steps: []}}]}
+      - text: "planned"
+`)
+	r, stderr, code := c.run(t, "ship it")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	got := calls(recs)
+	if len(got) != 3 {
+		t.Fatalf("tool calls = %q", got)
+	}
+
+	ship := decodeReport(t, got[0].output)
+	status := map[string]string{}
+	for _, s := range ship.Steps {
+		status[s.StepID] = s.Status
+	}
+	if got[0].status != "ok" || !ship.Completed || ship.FailedStep != nil || ship.PlanID != "ship" || len(ship.Steps) != 6 ||
+		status["list"] != "success" || status["say"] != "success" || status["status"] != "success" ||
+		status["bad-skip"] != "skipped" || status["bad-continue"] != "failed" || status["after"] != "success" {
+		t.Errorf("plan ship = %+v (%s)", ship, got[0].output)
+	}
+	for _, s := range ship.Steps {
+		switch s.StepID {
+		case "say": // the echo tool ran with list's output as its command
+			if s.Output == nil || !strings.Contains(*s.Output, "Stdout:\none two\n") {
+				t.Errorf("say's output = %v", s.Output)
+			}
+		case "bad-continue":
+			if s.Error == nil || *s.Error != "exit code 3" || s.Output == nil || *s.Output != "no\n" {
+				t.Errorf("bad-continue = %+v", s)
+			}
+		case "after":
+			if s.Output == nil || *s.Output != "after\n" {
+				t.Errorf("after's output = %v", s.Output)
+			}
+		}
+	}
+
+	stop := decodeReport(t, got[1].output)
+	if got[1].status != "error" || stop.Completed || stop.FailedStep == nil || *stop.FailedStep != "a" || len(stop.Steps) != 1 ||
+		*stop.Steps[0].Error != "exit code 5" || *stop.Steps[0].Output != "first\n" {
+		t.Errorf("plan stop = %+v (%s)", stop, got[1].output)
+	}
+	if want := "plan 'loop' was refused before any step ran: step 'x': 'submit-plan' cannot be called from a plan step"; got[2] != (call{"submit-plan", want, "error"}) {
+		t.Errorf("plan loop = %+v", got[2])
+	}
+
+	// PLAN-8: per plan, plan_start and plan_end under its turn.
+	starts, ends := ofType(recs, "plan_start"), ofType(recs, "plan_end")
+	infs := ofType(recs, "inference")
+	if len(starts) != 3 || len(ends) != 3 {
+		t.Fatalf("%d plan_start, %d plan_end", len(starts), len(ends))
+	}
+	for i, w := range []struct{ plan, outcome, failed string }{{"ship", "completed", ""}, {"stop", "failed", "a"}, {"loop", "failed", "plan"}} {
+		end := ends[i]
+		failed, _ := end["failed_step"].(string)
+		if end["plan_id"] != w.plan || end["outcome"] != w.outcome || failed != w.failed || end["parent_id"] != infs[i]["event_id"] ||
+			starts[i]["parent_id"] != infs[i]["event_id"] {
+			t.Errorf("plan_end[%d] = %v", i, end)
+		}
+	}
+	if n := len(ofType(recs, "plan_step_start")); n != 8 { // list, say, status, bad-skip, bad-continue ×2, after, a
+		t.Errorf("%d plan_step_start records, want 8", n)
+	}
+	// The steps' shell records count as the session's shell calls (TRACE-4).
+	shells := ofType(recs, "shell")
+	end := ofType(recs, "session_end")[0]
+	if len(shells) != 7 || end["total_shell_calls"] != float64(len(shells)) || end["total_tool_calls"] != float64(3) {
+		t.Errorf("%d shell records; session_end = %v", len(shells), end)
+	}
+	for n := 1; n <= 3; n++ {
+		if _, err := os.Stat(filepath.Join(r.runtimeDir(), "plans", "plan-"+string(rune('0'+n))+".json")); err != nil {
+			t.Errorf("plans/plan-%d.json: %v", n, err)
+		}
+	}
+	// STAGE-4: the plan guidance closes the system prompt.
+	if sys := blob(t, r.RecordsDir, infs[0]["system_sha"]); !strings.HasSuffix(sys, "\n\nYou plan.\n\n"+plan.Guidance) {
+		t.Errorf("system prompt:\n%s", sys)
+	}
+}
+
+// TestPlanCanceled_PLAN7 cancels the task (SIGTERM) while a plan's shell
+// step runs: the step's process group is killed, plan_end is canceled and
+// task_canceled names phase plan.
+func TestPlanCanceled_PLAN7(t *testing.T) {
+	c := newCapsule(t, plannerManifest, `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - name: submit-plan
+            input:
+              id: long
+              steps:
+                - {id: wait, shell: "sh -c 'echo go > started.fifo; exec cat block.fifo'"}
+                - {id: then, shell: "echo then", depends_on: [wait]}
+      - text: "never"
+`)
+	for _, p := range []string{"started.fifo", "block.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(c.dir, p), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := c.command("run", "--json", "--task", "wait")
+	var stderr testmur.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	var r readiness
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		t.Fatalf("readiness %q: %v; stderr %s", line, err, stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(c.dir, "started.fifo")); err != nil || string(b) != "go\n" {
+		t.Errorf("started.fifo = %q, %v", b, err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	code := exitCode(cmd.Wait())
+	noneLeft(t, cmd.Process.Pid)
+	if code != 1 {
+		t.Errorf("mur run exited %d, want 1 (canceled); stderr %s", code, stderr.String())
+	}
+	recs := records(t, r.RecordsDir)
+	ends, steps := ofType(recs, "plan_end"), ofType(recs, "plan_step")
+	if len(ends) != 1 || ends[0]["outcome"] != "canceled" || ends[0]["reason"] != "the task running this plan was cancelled" ||
+		ends[0]["failed_step"] != nil {
+		t.Errorf("plan_end = %v", ends)
+	}
+	if len(steps) != 1 || steps[0]["step_id"] != "wait" || steps[0]["status"] != "failed" {
+		t.Errorf("plan_step = %v", steps)
+	}
+	if tc := ofType(recs, "task_canceled"); len(tc) != 1 || tc[0]["phase"] != "plan" {
+		t.Errorf("task_canceled = %v", tc)
+	}
+	if got := calls(recs); len(got) != 1 || got[0].status != "error" || decodeReport(t, got[0].output).Completed {
+		t.Errorf("tool calls = %+v", got)
+	}
+}

@@ -1,0 +1,283 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/a2a/client"
+)
+
+// operator returns a client of a running member's door with its operator
+// token, read from its running record (capsule.md SES-6).
+func operator(t testing.TB, p *project, session, url string) *client.Client {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(p.home, "running", session+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Tokens map[string]string `json:"tokens"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{BaseURL: url, Token: rec.Tokens["operator"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// send hands a member a task of the test's own (origin event).
+func send(t testing.TB, c *client.Client, text string) a2a.Task {
+	t.Helper()
+	resp, err := c.SendMessage(t.Context(), a2a.SendMessageRequest{
+		Message:       a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}},
+		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+	})
+	if err != nil || resp.Task == nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	return *resp.Task
+}
+
+// readAll opens a named pipe and reads it to EOF: it returns once a member's
+// command has written to it and closed it.
+func readAll(t testing.TB, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.ReadAll(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeTo opens a named pipe for writing and closes it: a member's command
+// blocked reading it goes on.
+func writeTo(t testing.TB, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// TestCallBusyThenStarted is CALL-7/8/9 through a real formation: the worker
+// is full (one task running, one queued), so the lead's call is turned away
+// busy; once the lead frees the worker, a re-offer is taken and the call
+// goes on as started, with one member_call_busy per refusal and
+// member_call_start.
+func TestCallBusyThenStarted(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	goFIFO, started, release := p.fifo(t, "go"), p.fifo(t, "started"), p.fifo(t, "release")
+	lead := capsule{name: "lead", shell: true, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: "cat %s"}}]
+      - tool_calls: [{name: call-member, input: {member: worker, task: "{{task}}"}}]
+      - tool_calls: [{name: bash, input: {command: "echo free > %s"}}]
+      - text: "waiting for worker"
+      - text: "lead: {{member_answer}}"
+`, goFIFO, release)}
+	w := capsule{name: "worker", shell: true, extra: peerExtra, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {contains: "BLOCK"}
+    turns:
+      - tool_calls: [{name: bash, input: {command: "echo up > %s; exec cat %s"}}]
+      - text: "unblocked"
+  - match: {contains: "QUEUED"}
+    turns:
+      - text: "queued done"
+fallback:
+  turns:
+    - text: "worker did: {{task}}"
+`, started, release)}
+	p.install(t, lead, w)
+	p.roster(t, []string{"lead", "worker"}, "lead:worker")
+	l := p.start(t, "build it")
+	_, ses, url, wdir := l.peer(t, "worker")
+	door := operator(t, p, ses, url)
+	send(t, door, "BLOCK")
+	readAll(t, started) // the BLOCK task runs
+	if q := send(t, door, "QUEUED"); q.Status.State != a2a.TaskStateSubmitted {
+		t.Fatalf("the QUEUED task is %s, want it queued", q.Status.State)
+	}
+	statuses := workingTexts(t, operator(t, p, l.entry.SessionID, l.entry.URL))
+	writeTo(t, goFIFO) // the worker is full: the lead calls it now
+	if code := l.wait(t); code != 0 {
+		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
+	}
+	recs := records(t, l.entry.RecordsDir)
+	want(t, "call-member result", normalise(toolOutputs(recs, "call-member")[0]), `<untrusted-content source=tool:call-member>
+{"call_id":"<mcl_1>","member":"worker","output":"worker is busy with other work and did not take the task","status":"busy"}
+</untrusted-content>
+[call-member] worker is busy with other work and has not taken call <mcl_1> yet. The runtime keeps offering it the task for up to 600s and adds worker's answer, or word that it stayed busy, to this conversation after you end your turn. Unless you still have work to hand to a different member, end your turn now by replying without calling a tool. Calling worker again before then is refused.`)
+	busy := ofType(recs, "member_call_busy")
+	if len(busy) == 0 || busy[0]["offer"] != float64(1) || busy[0]["message"] != "task rejected: capsule is busy" {
+		t.Fatalf("member_call_busy = %v, want the first offer's refusal", busy)
+	}
+	for i, b := range busy {
+		if b["offer"] != float64(i+1) {
+			t.Errorf("member_call_busy %d = %v, want offer %d", i, b, i+1)
+		}
+	}
+	st, mc := ofType(recs, "member_call_start"), ofType(recs, "member_call")
+	if len(st) != 1 || len(mc) != 1 || mc[0]["status"] != "completed" || mc[0]["member_task_id"] != st[0]["member_task_id"] {
+		t.Errorf("member_call_start = %v, member_call = %v", st, mc)
+	}
+	if n := len(ofType(records(t, wdir), "task_rejected")); n != len(busy) {
+		t.Errorf("the worker rejected %d tasks, the lead recorded %d busy refusals", n, len(busy))
+	}
+	want(t, "continuation", normalise(continuation(t, l.entry.RecordsDir, 1)), `[call-member] call <mcl_1> to worker ended completed:
+<untrusted-content source=member:worker>
+worker did: build it
+</untrusted-content>
+
+`+lastComplete)
+	want(t, "the lead task's WORKING status texts (RND-1, RND-2)", strings.Join(<-statuses, "\n"),
+		"waiting on call-member: 1 call(s) outstanding\ncontinuing with 1 member answer(s)")
+}
+
+// workingTexts subscribes to the door's one task (SubscribeToTask) and
+// returns a channel yielding, once the stream ends, every text of a
+// TASK_STATE_WORKING status it carried. It returns once subscribed.
+func workingTexts(t testing.TB, door *client.Client) <-chan []string {
+	t.Helper()
+	list, err := door.ListTasks(t.Context(), a2a.ListTasksRequest{})
+	if err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("ListTasks = %v, %v; want the launch task", list, err)
+	}
+	out := make(chan []string, 1)   // the one result
+	first := make(chan struct{}, 1) // the subscription's first event
+	go func() {
+		var texts []string
+		for ev, err := range door.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: list.Tasks[0].ID}) {
+			select {
+			case first <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				break
+			}
+			if u := ev.StatusUpdate; u != nil && u.Status.State == a2a.TaskStateWorking && u.Status.Message != nil {
+				texts = append(texts, a2a.Text(u.Status.Message.Parts))
+			}
+		}
+		out <- texts
+	}()
+	<-first
+	return out
+}
+
+// TestCallUnreachable is CALL-10: a member whose process is gone stops
+// answering; two unanswered reads in a row end the call unreachable.
+func TestCallUnreachable(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	started, never := p.fifo(t, "started"), p.fifo(t, "never")
+	w := capsule{name: "worker", shell: true, extra: peerExtra, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: "echo up > %s; exec cat %s"}}]
+      - text: "never"
+`, started, never)}
+	p.install(t, leadCalls("worker"), w)
+	p.roster(t, []string{"lead", "worker"}, "lead:worker")
+	l := p.start(t, "build it")
+	pid, _, _, _ := l.peer(t, "worker")
+	readAll(t, started) // the worker holds the lead's task
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The worker's shell command runs in a process group of its own, but as
+	// its direct child (exec: no shell in between) it gets SIGKILL when the
+	// worker dies (tool.ChildProcAttr's parent-death signal); l.wait proves
+	// it gone. Opening never for writing instead would block for good when
+	// the shell died before starting cat.
+	if code := l.wait(t); code != 0 {
+		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
+	}
+	got := normalise(continuation(t, l.entry.RecordsDir, 1))
+	want(t, "continuation", got, `[call-member] call <mcl_1> to worker ended unreachable, with no answer from worker:
+<untrusted-content source=member:worker>
+worker's door stopped answering: connection refused
+</untrusted-content>
+
+[call-member] No answer came from: worker (call <mcl_1>, unreachable)`+noAnswerTail+`
+
+`+lastMissing)
+	if strings.Contains(got, "127.0.0.1") {
+		t.Error("the continuation names the door's address (CALL-3)")
+	}
+}
+
+// TestCallRejectedClosing is CALL-7's rejected row: a member whose session is
+// closing answers "task rejected: the session is closing"; the call ends
+// rejected in its tool call, and nothing is offered again. The worker ends
+// after its first task (after_task: exit), and a background command that
+// ignores SIGTERM keeps its door up, closing, for 2 s (capsule.md SES-8).
+func TestCallRejectedClosing(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	never := p.fifo(t, "never")
+	lead := capsule{name: "lead", script: `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: call-member, input: {member: worker, task: "prep"}}]
+      - text: "waiting for worker"
+      - tool_calls: [{name: call-member, input: {member: worker, task: "again"}}]
+      - text: "lead: {{tool_result}}"
+`}
+	w := capsule{name: "worker", shell: true, extra: `lifecycle:
+  task_acceptance: queue
+  after_task: exit
+  shell_grace_secs: 1
+exports:
+  peer_tasks:
+    accept: true
+`, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: "trap '' TERM; cat %s"}}]
+      - text: "prepped"
+`, never)}
+	p.install(t, lead, w)
+	p.roster(t, []string{"lead", "worker"}, "lead:worker")
+	l := p.start(t, "build it")
+	if code := l.wait(t); code != 0 {
+		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
+	}
+	recs := records(t, l.entry.RecordsDir)
+	outs := toolOutputs(recs, "call-member")
+	if len(outs) != 2 {
+		t.Fatalf("call-member outputs = %q", outs)
+	}
+	want(t, "second call-member result", normalise(outs[1]), `<untrusted-content source=tool:call-member>
+{"call_id":"<mcl_1>","member":"worker","output":"worker did not take the task: the session is closing","status":"rejected"}
+</untrusted-content>
+[call-member] Call <mcl_1> to worker ended rejected, with no answer from worker. Do not present an answer of your own as worker's.`)
+	mc := ofType(recs, "member_call")
+	if len(mc) != 2 || mc[1]["status"] != "rejected" || mc[1]["delivered"] != true || mc[1]["member_task_id"] != nil {
+		t.Errorf("member_calls = %v", mc)
+	}
+	if tc := ofType(recs, "task_continued"); len(tc) != 1 {
+		t.Errorf("task_continued = %v, want only the first call's", tc)
+	}
+}

@@ -1,0 +1,225 @@
+package status
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+const statusDescription = "Reports the time this session has run and has left, the running task's turns, its context, the tokens used and the spend ceiling, measured now. Takes no input."
+
+// Counter is a lifecycle option's use in the running task (keep_working, done_check).
+type Counter struct{ Used, Limit int }
+
+// ContextInfo is what the last inference call measured (STATUS-1 context).
+type ContextInfo struct {
+	UsedTokens   int64  // the last call's input + output
+	WindowTokens *int64 // the serving choice's config.context_window_tokens
+	MaxInput     *int64 // its config.max_input_tokens
+	MaxTokens    int64  // the output cap the last call sent
+	Actual       bool   // the provider counted both
+}
+
+// Snapshot is everything session-status reports, measured at the call
+// (STATUS-1). Nil pointers read "none" (limits) or "unknown" (counts).
+type Snapshot struct {
+	Now          time.Time
+	SessionStart time.Time
+	TaskStart    *time.Time // nil outside a task
+	Deadline     *time.Time
+	TurnsUsed    int
+	MaxTurns     *int
+	KeepWorking  *Counter
+	DoneCheck    *Counter
+	Context      *ContextInfo // nil before the first turn
+	Input        *int64       // provider-reported sums; nil if no record carried one
+	Output       *int64
+	Cached       *int64
+	CacheWrite   *int64
+	Unreported   int   // inference records with no count
+	SpendTokens  int64 // LOOP-18's used
+	Ceiling      *int64
+	// Quota is [P] only (transport: process, LATER): absent under http.
+	Quota []QuotaWindow
+	// Machine is spend.machine (spend.machine_tokens_per_day, LATER); nil
+	// reads "none", always in the first release.
+	Machine *MachineSpend
+}
+
+// QuotaWindow is one STATUS-1 quota entry a harness reported ([P], LATER);
+// nil fields were not reported and are left out.
+type QuotaWindow struct {
+	Name          string   `json:"name"`
+	Used          *float64 `json:"used,omitempty"` // 0–1
+	ResetsAt      string   `json:"resets_at,omitempty"`
+	WindowMinutes *int     `json:"window_minutes,omitempty"`
+	State         string   `json:"state,omitempty"` // QuotaOK, QuotaWarning, QuotaExhausted
+}
+
+// The quota states a harness reports.
+const (
+	QuotaOK        = "ok"
+	QuotaWarning   = "warning"
+	QuotaExhausted = "exhausted"
+)
+
+// MachineSpend is spend.machine: this machine's day total against its ceiling.
+type MachineSpend struct {
+	TokensToday int64 `json:"tokens_today"`
+	Ceiling     int64 `json:"ceiling"`
+}
+
+// New returns the session-status tool; snapshot measures the session.
+func New(snapshot func(cc *tool.CallContext) Snapshot) tool.Tool {
+	return &statusTool{snap: snapshot}
+}
+
+type statusTool struct {
+	snap func(cc *tool.CallContext) Snapshot
+}
+
+func (t *statusTool) Spec() tool.Spec {
+	return tool.Spec{Name: tool.NameSessionStatus, Description: statusDescription, InputSchema: json.RawMessage(tool.EmptySchema), Kind: tool.KindRuntime}
+}
+
+func (t *statusTool) Call(_ context.Context, cc *tool.CallContext, _ json.RawMessage) tool.Result {
+	data := tool.JSON(Object(t.snap(cc)))
+	return tool.Result{
+		Status:  tool.Passed,
+		Summary: tool.NameSessionStatus + ": passed",
+		Data:    data,
+		Records: []tool.Rec{{Record: trace.SessionStatus{Turn: cc.Turn, TaskID: cc.TaskID, Status: json.RawMessage(data)}}},
+	}
+}
+
+func secs(d time.Duration) int64 {
+	if d < 0 {
+		return 0
+	}
+	return int64(d / time.Second)
+}
+
+func orNone[T any](p *T) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+func orUnknown[T any](p *T) any {
+	if p == nil {
+		return "unknown"
+	}
+	return *p
+}
+
+func counter(c *Counter) any {
+	if c == nil {
+		return "none"
+	}
+	return StatusCounter{Used: c.Used, Left: max(c.Limit-c.Used, 0)}
+}
+
+// StatusReport is STATUS-1's object, keys in its order (ours): time, turns,
+// keep_working, done_check, context, (quota: never under http), tokens,
+// spend. A value not measured or not configured holds "unknown" or
+// "none" instead (the fields typed any).
+type StatusReport struct {
+	Time        StatusTime    `json:"time"`
+	Turns       StatusTurns   `json:"turns"`
+	KeepWorking any           `json:"keep_working"` // StatusCounter or "none"
+	DoneCheck   any           `json:"done_check"`   // StatusCounter or "none"
+	Context     any           `json:"context"`      // StatusContext or "unknown"
+	Quota       []QuotaWindow `json:"quota,omitempty"`
+	Tokens      StatusTokens  `json:"tokens"`
+	Spend       StatusSpend   `json:"spend"`
+}
+
+// StatusTime is STATUS-1's time.
+type StatusTime struct {
+	ElapsedSecs     int64 `json:"elapsed_secs"`
+	TaskElapsedSecs any   `json:"task_elapsed_secs"` // int64 or "unknown"
+	Deadline        any   `json:"deadline"`          // StatusDeadline or "none"
+}
+
+// StatusDeadline is STATUS-1's time.deadline.
+type StatusDeadline struct {
+	At       string `json:"at"`
+	LeftSecs int64  `json:"left_secs"`
+}
+
+// StatusTurns is STATUS-1's turns.
+type StatusTurns struct {
+	Used int `json:"used"`
+	Cap  any `json:"cap"` // int or "none"
+}
+
+// StatusCounter is STATUS-1's keep_working and done_check.
+type StatusCounter struct {
+	Used int `json:"used"`
+	Left int `json:"left"`
+}
+
+// StatusContext is STATUS-1's context.
+type StatusContext struct {
+	UsedTokens   int64  `json:"used_tokens"`
+	WindowTokens any    `json:"window_tokens"` // int64 or "none"
+	BudgetTokens any    `json:"budget_tokens"` // int64 or "none"
+	BudgetBasis  string `json:"budget_basis"`
+	MeasuredBy   string `json:"measured_by"` // estimate | actual
+}
+
+// StatusTokens is STATUS-1's tokens: provider-reported sums, or "unknown".
+type StatusTokens struct {
+	Input           any `json:"input"`
+	Output          any `json:"output"`
+	Cached          any `json:"cached"`
+	CacheWrite      any `json:"cache_write"`
+	UnreportedCalls int `json:"unreported_calls"`
+}
+
+// StatusSpend is STATUS-1's spend.
+type StatusSpend struct {
+	Tokens  int64 `json:"tokens"`
+	Ceiling any   `json:"ceiling"` // int64 or "none"
+	Machine any   `json:"machine"` // MachineSpend or "none"
+}
+
+// StatusObject builds STATUS-1's object from a snapshot.
+func Object(s Snapshot) StatusReport {
+	r := StatusReport{
+		Time:        StatusTime{ElapsedSecs: secs(s.Now.Sub(s.SessionStart)), TaskElapsedSecs: "unknown", Deadline: "none"},
+		Turns:       StatusTurns{Used: s.TurnsUsed, Cap: orNone(s.MaxTurns)},
+		KeepWorking: counter(s.KeepWorking),
+		DoneCheck:   counter(s.DoneCheck),
+		Context:     "unknown",
+		Quota:       s.Quota,
+		Tokens: StatusTokens{Input: orUnknown(s.Input), Output: orUnknown(s.Output),
+			Cached: orUnknown(s.Cached), CacheWrite: orUnknown(s.CacheWrite), UnreportedCalls: s.Unreported},
+		Spend: StatusSpend{Tokens: s.SpendTokens, Ceiling: orNone(s.Ceiling), Machine: orNone(s.Machine)},
+	}
+	if s.TaskStart != nil {
+		r.Time.TaskElapsedSecs = secs(s.Now.Sub(*s.TaskStart))
+	}
+	if s.Deadline != nil {
+		r.Time.Deadline = StatusDeadline{At: tool.FormatDeadline(*s.Deadline), LeftSecs: tool.LeftSecs(*s.Deadline, s.Now)}
+	}
+	if c := s.Context; c != nil {
+		ctx := StatusContext{UsedTokens: c.UsedTokens, WindowTokens: "none", BudgetTokens: "none", BudgetBasis: "none", MeasuredBy: "estimate"}
+		if c.WindowTokens != nil {
+			b, basis := *c.WindowTokens-c.MaxTokens, "context_window_less_output_cap"
+			if c.MaxInput != nil && *c.MaxInput < b {
+				b, basis = *c.MaxInput, "max_input_tokens"
+			}
+			ctx.WindowTokens, ctx.BudgetTokens, ctx.BudgetBasis = *c.WindowTokens, b, basis
+		}
+		if c.Actual {
+			ctx.MeasuredBy = "actual"
+		}
+		r.Context = ctx
+	}
+	return r
+}

@@ -1,0 +1,55 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Kind says what answers a tool (STAGE-8 dispatch order).
+type Kind int
+
+// The kinds, in dispatch precedence order (STAGE-8).
+const (
+	KindRuntime Kind = iota + 1 // a staged runtime-provided tool (tools 2–12)
+	KindNative                  // a native tool artifact
+	KindShell                   // a shell binary (tool 1)
+	KindSkill                   // a skill artifact
+)
+
+// Spec is how a tool is described to the model and staged (STAGE-2).
+type Spec struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Kind        Kind
+}
+
+// CallContext is what the loop tells a tool about the call it makes.
+type CallContext struct {
+	TaskID string
+	Turn   int
+	// Task is the running task's state (task.go); nil outside a task.
+	Task *TaskState
+	// SetPhase tells the loop which LOOP-16 phase a cancel during this call
+	// lands in ("background_wait" while background-command waits). May be nil.
+	SetPhase func(phase string)
+}
+
+// Phase tells the loop the call is in phase p now (see SetPhase); it does
+// nothing when cc or SetPhase is nil.
+func (cc *CallContext) Phase(p string) {
+	if cc != nil && cc.SetPhase != nil {
+		cc.SetPhase(p)
+	}
+}
+
+// Tool is one inventory entry the loop can call. Call never panics on bad
+// input; a cancelled ctx makes it return promptly (LOOP-16).
+type Tool interface {
+	Spec() Spec
+	Call(ctx context.Context, cc *CallContext, input json.RawMessage) Result
+}
+
+// EmptySchema is the input schema of a tool that takes no input
+// (session-status, a skill without one).
+const EmptySchema = `{"type":"object","properties":{}}`
