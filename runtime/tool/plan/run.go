@@ -66,6 +66,12 @@ func (r *planRun) run(ctx context.Context) tool.Result {
 	done := make(chan settleMsg, len(r.steps)) // each step settles at most once
 	running, failedStep := 0, ""
 	for {
+		// A pass settles every step whose condition is false, in plan order,
+		// then dispatches the ready steps, in plan order: their first
+		// plan_step_start is written here, before their goroutines start, so
+		// the records of one pass come in one order (PLAN-8). A step made
+		// ready by a failure's stop is not dispatched (PLAN-4).
+		var ready []*planStep
 		for progress := true; progress && failedStep == "" && ctx.Err() == nil; {
 			progress = false
 			for _, s := range r.steps {
@@ -84,7 +90,13 @@ func (r *planRun) run(ctx context.Context) tool.Result {
 					continue
 				}
 				state[s.ID] = 1
+				ready = append(ready, s)
+			}
+		}
+		if failedStep == "" && ctx.Err() == nil {
+			for _, s := range ready {
 				running++
+				r.writeStepStart(s, 1)
 				go func() { done <- r.worker(stepCtx, s) }()
 			}
 		}
@@ -181,15 +193,17 @@ func (r *planRun) resolve(x ref) (string, error) {
 	return *o.output, nil
 }
 
-// worker dispatches a step, retrying a failed attempt (PLAN-4).
+// worker runs a dispatched step, whose first plan_step_start is written,
+// retrying a failed attempt while the plan runs (PLAN-4).
 func (r *planRun) worker(ctx context.Context, s *planStep) settleMsg {
 	start := r.t.now()
 	var last attemptResult
 	attempts := 0
-	for attempts <= s.Retries && ctx.Err() == nil {
+	for attempts == 0 || attempts <= s.Retries && ctx.Err() == nil {
 		attempts++
-		r.write(trace.PlanStepStart{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, StepID: s.ID,
-			Kind: s.kind(), DependsOn: orEmpty(s.DependsOn), Attempt: attempts})
+		if attempts > 1 {
+			r.writeStepStart(s, attempts)
+		}
 		if s.kind() == "tool" {
 			last = r.toolStep(ctx, s)
 		} else {
@@ -200,6 +214,12 @@ func (r *planRun) worker(ctx context.Context, s *planStep) settleMsg {
 		}
 	}
 	return settleMsg{step: s, last: last, attempts: attempts, dur: r.t.now().Sub(start)}
+}
+
+// writeStepStart writes plan_step_start for one attempt of s (PLAN-8).
+func (r *planRun) writeStepStart(s *planStep, attempt int) {
+	r.write(trace.PlanStepStart{Turn: r.cc.Turn, TaskID: r.cc.TaskID, PlanID: r.id, StepID: s.ID,
+		Kind: s.kind(), DependsOn: orEmpty(s.DependsOn), Attempt: attempt})
 }
 
 // toolStep calls a tool through the session's dispatch: the same lookup,
