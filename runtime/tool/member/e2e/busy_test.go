@@ -206,7 +206,7 @@ rules:
 	}
 	// The worker's shell command runs in a process group of its own, but as
 	// its direct child (exec: no shell in between) it gets SIGKILL when the
-	// worker dies (tool.ChildProcAttr's parent-death signal); l.wait proves
+	// worker dies (proc.SysProcAttr's parent-death signal); l.wait proves
 	// it gone. Opening never for writing instead would block for good when
 	// the shell died before starting cat.
 	if code := l.wait(t); code != 0 {
