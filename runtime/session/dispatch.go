@@ -88,25 +88,17 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 	return content, res.IsError()
 }
 
-// count adds a call to the task's and session's tool and shell counters.
+// count adds a call to the task's and session's tool and shell counters and
+// keeps the work ids it moved to the background (task_canceled).
 func (t *taskRun) count(res tool.Result) {
-	shells := 0
-	for _, r := range res.Records {
-		switch r := r.Record.(type) {
-		case trace.Shell:
-			shells++
-		case trace.ShellDetached:
-			shells++
-			t.detached = append(t.detached, r.WorkID)
-		}
-	}
 	t.mu.Lock()
 	t.toolCalls++
-	t.shellCalls += shells
+	t.shellCalls += res.Shells
+	t.detached = append(t.detached, res.Detached...)
 	t.mu.Unlock()
 	t.s.stats.mu.Lock()
 	t.s.stats.toolCalls++
-	t.s.stats.shellCalls += shells
+	t.s.stats.shellCalls += res.Shells
 	t.s.stats.mu.Unlock()
 }
 

@@ -55,6 +55,13 @@ type Result struct {
 	ExitCode *int
 	// Records are written after tool_call, in order.
 	Records []Rec
+	// Shells is how many shell commands the call ran (task_end.shell_calls,
+	// session_end.total_shell_calls): one for a shell binary call, and a
+	// plan's shell steps and shell tool steps.
+	Shells int
+	// Detached lists the work ids of the commands the call moved to the
+	// background (SHELL-2), in order: task_canceled.detached_work_ids.
+	Detached []string
 	// Input and output bytes a skill call records (skill_call); unused otherwise.
 	Skill bool
 }

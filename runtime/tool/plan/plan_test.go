@@ -153,8 +153,8 @@ func TestPlanRuns_PLAN3_PLAN4_PLAN7(t *testing.T) {
 	for _, r := range res.Records {
 		shells = append(shells, r.Record.EventType())
 	}
-	if strings.Join(shells, ",") != "shell,shell,shell" { // greet once, broken twice
-		t.Errorf("step records = %v", shells)
+	if strings.Join(shells, ",") != "shell,shell,shell" || res.Shells != 3 { // greet once, broken twice
+		t.Errorf("step records = %v, Shells = %d", shells, res.Shells)
 	}
 	if b, err := os.ReadFile(filepath.Join(f.dir, "plans", "plan-1.json")); err != nil || string(b) != plan {
 		t.Errorf("plans/plan-1.json = %q, %v", b, err)

@@ -29,6 +29,8 @@ type planRun struct {
 	settled map[string]*stepOutcome // by step id
 	order   []*stepOutcome          // settling order (PLAN-7)
 	recs    []tool.Rec              // the steps' own tool records, written after tool_call
+	shells  int                     // shell commands run: shell steps and shell tool steps
+	workIDs []string                // commands tool steps moved to the background
 }
 
 // stepOutcome is a settled step (PLAN-7's report entry).
@@ -242,6 +244,8 @@ func (r *planRun) toolStep(ctx context.Context, s *planStep) attemptResult {
 	r.toolMu.Unlock()
 	r.mu.Lock()
 	r.recs = append(r.recs, res.Records...)
+	r.shells += res.Shells
+	r.workIDs = append(r.workIDs, res.Detached...)
 	r.mu.Unlock()
 	if res.Refused {
 		return attemptResult{err: res.Data}
@@ -278,7 +282,7 @@ func (r *planRun) report(completed bool, failedStep, summary string) tool.Result
 	if !completed {
 		status = tool.Failed
 	}
-	return tool.Result{Status: status, Summary: summary, Records: r.recs,
+	return tool.Result{Status: status, Summary: summary, Records: r.recs, Shells: r.shells, Detached: r.workIDs,
 		Data: tool.JSON(map[string]any{"completed": completed, "failed_step": fs, "plan_id": r.id, "steps": steps})}
 }
 

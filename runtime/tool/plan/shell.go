@@ -51,6 +51,7 @@ func (r *planRun) shellStep(ctx context.Context, s *planStep) attemptResult {
 	<-p.Done()
 	code := proc.ExitCode(p.Cmd.ProcessState)
 	r.mu.Lock()
+	r.shells++
 	r.recs = append(r.recs, tool.Rec{Record: trace.Shell{Turn: r.cc.Turn, TaskID: r.cc.TaskID,
 		Binary: bin, Command: s.Shell, ExitCode: code,
 		StdoutBytes: out.count(&out.outBytes), StderrBytes: out.count(&out.errBytes),

@@ -57,6 +57,9 @@ func detach(t *testing.T, sh *Shell, command string) (tool.Result, *Work) {
 	if w == nil {
 		t.Fatalf("no work for %q", res.Data)
 	}
+	if res.Shells != 1 || len(res.Detached) != 1 || res.Detached[0] != id {
+		t.Errorf("Shells = %d, Detached = %v; want 1, [%s] (task_canceled.detached_work_ids)", res.Shells, res.Detached, id)
+	}
 	return res, w
 }
 

@@ -164,6 +164,7 @@ func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Ti
 		Data:     text,
 		Notes:    notes,
 		ExitCode: &code,
+		Shells:   1,
 		Records: []tool.Rec{{Record: trace.Shell{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
 			ExitCode: code, StdoutBytes: out.stdout.bytes(), StderrBytes: out.stderr.bytes(), DurationMS: dur}}},
 	}
@@ -171,10 +172,12 @@ func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Ti
 
 func (t *shellTool) detached(cc *tool.CallContext, command string, w *Work) tool.Result {
 	return tool.Result{
-		Status:  tool.Passed,
-		Summary: fmt.Sprintf("%s: moved to the background as %s", t.bin, w.ID),
-		Data:    w.Report(t.sh.now(), nil),
-		Notes:   []string{noteDetached(w.ID)},
+		Status:   tool.Passed,
+		Summary:  fmt.Sprintf("%s: moved to the background as %s", t.bin, w.ID),
+		Data:     w.Report(t.sh.now(), nil),
+		Notes:    []string{noteDetached(w.ID)},
+		Shells:   1,
+		Detached: []string{w.ID},
 		Records: []tool.Rec{{Record: trace.ShellDetached{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
 			WorkID: w.ID, GraceSecs: int64(*t.sh.Grace / time.Second)}}},
 	}

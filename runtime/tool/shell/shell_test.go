@@ -90,6 +90,9 @@ func TestShellResult_SHELL3(t *testing.T) {
 	if res.Summary != "bash: exit 3" || *res.ExitCode != 3 {
 		t.Errorf("summary = %q, exit = %d", res.Summary, *res.ExitCode)
 	}
+	if res.Shells != 1 || res.Detached != nil {
+		t.Errorf("Shells = %d, Detached = %v; want 1, none", res.Shells, res.Detached)
+	}
 	rec := res.Records[0].String()
 	for _, part := range []string{`"event_type":"shell","turn":2,"task_id":"tsk_a","binary":"bash","command":"echo out; echo err >&2; exit 3","exit_code":3,"stdout_bytes":4,"stderr_bytes":4,"duration_ms":`} {
 		if !strings.Contains(rec, part) {

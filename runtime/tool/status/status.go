@@ -1,3 +1,12 @@
+// Package status holds session-status (tools.md §6, STATUS-1): what the
+// session has used and has left, measured at the call from a Snapshot the
+// session takes.
+//
+// # Example
+//
+//	impl[tool.NameSessionStatus] = status.New(func(cc *tool.CallContext) status.Snapshot {
+//		return measure(cc)
+//	})
 package status
 
 import (

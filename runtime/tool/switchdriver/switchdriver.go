@@ -1,3 +1,10 @@
+// Package switchdriver holds switch-driver (tools.md §8, SWD-1..3): the
+// model picks which declared driver choice serves its next inference call.
+// The switch is applied when the loop writes control_change (Rec.Written).
+//
+// # Example
+//
+//	impl[tool.NameSwitchDriver] = switchdriver.New(choices, current) // current: a Switcher
 package switchdriver
 
 import (
