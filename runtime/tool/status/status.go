@@ -129,51 +129,51 @@ func counter(c *Counter) any {
 	if c == nil {
 		return "none"
 	}
-	return StatusCounter{Used: c.Used, Left: max(c.Limit-c.Used, 0)}
+	return reportCounter{Used: c.Used, Left: max(c.Limit-c.Used, 0)}
 }
 
-// StatusReport is STATUS-1's object, keys in its order (ours): time, turns,
+// Report is STATUS-1's object, keys in its order (ours): time, turns,
 // keep_working, done_check, context, (quota: never under http), tokens,
 // spend. A value not measured or not configured holds "unknown" or
 // "none" instead (the fields typed any).
-type StatusReport struct {
-	Time        StatusTime    `json:"time"`
-	Turns       StatusTurns   `json:"turns"`
+type Report struct {
+	Time        reportTime    `json:"time"`
+	Turns       reportTurns   `json:"turns"`
 	KeepWorking any           `json:"keep_working"` // StatusCounter or "none"
 	DoneCheck   any           `json:"done_check"`   // StatusCounter or "none"
 	Context     any           `json:"context"`      // StatusContext or "unknown"
 	Quota       []QuotaWindow `json:"quota,omitempty"`
-	Tokens      StatusTokens  `json:"tokens"`
-	Spend       StatusSpend   `json:"spend"`
+	Tokens      reportTokens  `json:"tokens"`
+	Spend       reportSpend   `json:"spend"`
 }
 
 // StatusTime is STATUS-1's time.
-type StatusTime struct {
+type reportTime struct {
 	ElapsedSecs     int64 `json:"elapsed_secs"`
 	TaskElapsedSecs any   `json:"task_elapsed_secs"` // int64 or "unknown"
 	Deadline        any   `json:"deadline"`          // StatusDeadline or "none"
 }
 
 // StatusDeadline is STATUS-1's time.deadline.
-type StatusDeadline struct {
+type reportDeadline struct {
 	At       string `json:"at"`
 	LeftSecs int64  `json:"left_secs"`
 }
 
 // StatusTurns is STATUS-1's turns.
-type StatusTurns struct {
+type reportTurns struct {
 	Used int `json:"used"`
 	Cap  any `json:"cap"` // int or "none"
 }
 
 // StatusCounter is STATUS-1's keep_working and done_check.
-type StatusCounter struct {
+type reportCounter struct {
 	Used int `json:"used"`
 	Left int `json:"left"`
 }
 
 // StatusContext is STATUS-1's context.
-type StatusContext struct {
+type reportContext struct {
 	UsedTokens   int64  `json:"used_tokens"`
 	WindowTokens any    `json:"window_tokens"` // int64 or "none"
 	BudgetTokens any    `json:"budget_tokens"` // int64 or "none"
@@ -182,7 +182,7 @@ type StatusContext struct {
 }
 
 // StatusTokens is STATUS-1's tokens: provider-reported sums, or "unknown".
-type StatusTokens struct {
+type reportTokens struct {
 	Input           any `json:"input"`
 	Output          any `json:"output"`
 	Cached          any `json:"cached"`
@@ -191,33 +191,33 @@ type StatusTokens struct {
 }
 
 // StatusSpend is STATUS-1's spend.
-type StatusSpend struct {
+type reportSpend struct {
 	Tokens  int64 `json:"tokens"`
 	Ceiling any   `json:"ceiling"` // int64 or "none"
 	Machine any   `json:"machine"` // MachineSpend or "none"
 }
 
-// StatusObject builds STATUS-1's object from a snapshot.
-func Object(s Snapshot) StatusReport {
-	r := StatusReport{
-		Time:        StatusTime{ElapsedSecs: secs(s.Now.Sub(s.SessionStart)), TaskElapsedSecs: "unknown", Deadline: "none"},
-		Turns:       StatusTurns{Used: s.TurnsUsed, Cap: orNone(s.MaxTurns)},
+// Object builds STATUS-1's object from a snapshot.
+func Object(s Snapshot) Report {
+	r := Report{
+		Time:        reportTime{ElapsedSecs: secs(s.Now.Sub(s.SessionStart)), TaskElapsedSecs: "unknown", Deadline: "none"},
+		Turns:       reportTurns{Used: s.TurnsUsed, Cap: orNone(s.MaxTurns)},
 		KeepWorking: counter(s.KeepWorking),
 		DoneCheck:   counter(s.DoneCheck),
 		Context:     "unknown",
 		Quota:       s.Quota,
-		Tokens: StatusTokens{Input: orUnknown(s.Input), Output: orUnknown(s.Output),
+		Tokens: reportTokens{Input: orUnknown(s.Input), Output: orUnknown(s.Output),
 			Cached: orUnknown(s.Cached), CacheWrite: orUnknown(s.CacheWrite), UnreportedCalls: s.Unreported},
-		Spend: StatusSpend{Tokens: s.SpendTokens, Ceiling: orNone(s.Ceiling), Machine: orNone(s.Machine)},
+		Spend: reportSpend{Tokens: s.SpendTokens, Ceiling: orNone(s.Ceiling), Machine: orNone(s.Machine)},
 	}
 	if s.TaskStart != nil {
 		r.Time.TaskElapsedSecs = secs(s.Now.Sub(*s.TaskStart))
 	}
 	if s.Deadline != nil {
-		r.Time.Deadline = StatusDeadline{At: tool.FormatDeadline(*s.Deadline), LeftSecs: tool.LeftSecs(*s.Deadline, s.Now)}
+		r.Time.Deadline = reportDeadline{At: tool.FormatDeadline(*s.Deadline), LeftSecs: tool.LeftSecs(*s.Deadline, s.Now)}
 	}
 	if c := s.Context; c != nil {
-		ctx := StatusContext{UsedTokens: c.UsedTokens, WindowTokens: "none", BudgetTokens: "none", BudgetBasis: "none", MeasuredBy: "estimate"}
+		ctx := reportContext{UsedTokens: c.UsedTokens, WindowTokens: "none", BudgetTokens: "none", BudgetBasis: "none", MeasuredBy: "estimate"}
 		if c.WindowTokens != nil {
 			b, basis := *c.WindowTokens-c.MaxTokens, "context_window_less_output_cap"
 			if c.MaxInput != nil && *c.MaxInput < b {
