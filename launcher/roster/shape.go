@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,33 @@ const (
 )
 
 var memberName = regexp.MustCompile(memberNameSyntax)
+
+// mappings holds the keys each mapping of roster.yaml takes (ROS-2), by the
+// mapping's path with "[]" for a list entry ("" is the top level), in the
+// order E-ROS-001's unknown-key message lists them. fields reads its keys
+// from here, so Keys lists exactly what parse accepts.
+var mappings = map[string][]string{
+	"":               {"roster_version", "members", "reachability"},
+	"members[]":      {"name", "capsule", "version", "entry"},
+	"reachability[]": {"from", "to"},
+}
+
+// Keys returns every key roster.yaml takes, as dotted paths with "[]" for a
+// list entry ("members[].name"), sorted: docs/roster.md is tested against
+// it. The parent of every nested key is a key too.
+func Keys() []string {
+	var out []string
+	for path, keys := range mappings {
+		for _, k := range keys {
+			out = append(out, join(path, k))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listIndex is a list entry's index in a key path ("members[2]").
+var listIndex = regexp.MustCompile(`\[\d+\]`)
 
 // ValidMemberName reports whether s is a member name (ROS-2).
 func ValidMemberName(s string) bool { return memberName.MatchString(s) }
@@ -60,7 +88,7 @@ func parse(data []byte) (*Roster, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, diag.RosYAML(root.Line, root.Column, "the top level "+faultNotMapping)
 	}
-	top, err := fields(root, "", "", "roster_version", "members", "reachability")
+	top, err := fields(root, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -103,9 +131,14 @@ func yamlError(data []byte, err error) *diag.Diagnostic {
 }
 
 // fields returns the values of mapping m's keys, failing on an unknown or
-// repeated key. path is m's key path ("" at the top level); member names the
-// member m belongs to, if any.
-func fields(m *yaml.Node, path, member string, known ...string) (map[string]*yaml.Node, error) {
+// repeated key; the keys m takes are mappings' entry for path. path is m's
+// key path ("" at the top level); member names the member m belongs to, if
+// any.
+func fields(m *yaml.Node, path, member string) (map[string]*yaml.Node, error) {
+	known, ok := mappings[listIndex.ReplaceAllString(path, "[]")]
+	if !ok {
+		panic("roster: no key table for " + path) // a mapping parse reads must be in mappings
+	}
 	out := make(map[string]*yaml.Node, len(known))
 	keys := make(map[string]*yaml.Node, len(known))
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -196,7 +229,7 @@ func parseMember(i int, n *yaml.Node) (Member, error) {
 			label = v.Value
 		}
 	}
-	f, err := fields(n, path, label, "name", "capsule", "version", "entry")
+	f, err := fields(n, path, label)
 	if err != nil {
 		return Member{}, err
 	}
@@ -289,7 +322,7 @@ func parseRule(i int, n *yaml.Node) (Rule, error) {
 	if n.Kind != yaml.MappingNode {
 		return Rule{}, shape(n, path, "", faultNotMapping)
 	}
-	f, err := fields(n, path, "", "from", "to")
+	f, err := fields(n, path, "")
 	if err != nil {
 		return Rule{}, err
 	}

@@ -25,6 +25,9 @@ type loader struct {
 
 	// raw allow entries, parsed at step 5 (E-CAP-001)
 	netAllow, peerFetchAllow []string
+
+	// probe, when not nil, collects every key the field tables know (Keys).
+	probe map[string]bool
 }
 
 // field is one known key of a mapping.
@@ -93,6 +96,9 @@ func (l *loader) mapping(path string, n *yaml.Node, fields []field, required ...
 		if f.later {
 			l.warns = append(l.warns, diag.SecNotSupported(dotted))
 		}
+	}
+	if l.probe != nil {
+		l.probeFields(path, fields)
 	}
 	return true
 }

@@ -175,6 +175,18 @@ func (l *loader) driverBlock(d string, v *yaml.Node, alternate bool) DriverBlock
 	return b
 }
 
+// driverConfigKeys are the keys of a driver block's config that DRV-4,
+// DRV-5 and DRV-10 give a meaning, each with its check; any other key is
+// passed to the driver as it is.
+var driverConfigKeys = map[string]func(l *loader, d string, v *yaml.Node){
+	"context_window_tokens": func(l *loader, d string, v *yaml.Node) { l.atLeast(d, v, 1) },
+	"max_input_tokens":      func(l *loader, d string, v *yaml.Node) { l.atLeast(d, v, 1) },
+	"request_timeout_secs":  func(l *loader, d string, v *yaml.Node) { l.atLeast(d, v, 1) },
+	"max_tokens_field": func(l *loader, d string, v *yaml.Node) {
+		l.enum(d, v, "max_tokens", "max_completion_tokens")
+	},
+}
+
 // driverConfig reads a driver block's config mapping, checking the keys
 // DRV-4, DRV-5 and DRV-10 give a meaning.
 func (l *loader) driverConfig(d string, v *yaml.Node) map[string]any {
@@ -183,13 +195,12 @@ func (l *loader) driverConfig(d string, v *yaml.Node) map[string]any {
 		l.invalid(d, "must be a mapping, not %s", kindName(v))
 		return nil
 	}
+	if l.probe != nil {
+		l.probeOpen(d, driverConfigKeys)
+	}
 	for _, kv := range pairs(v) {
-		k, val := kv[0].Value, kv[1]
-		switch k {
-		case "context_window_tokens", "max_input_tokens", "request_timeout_secs":
-			l.atLeast(d+"."+k, val, 1)
-		case "max_tokens_field":
-			l.enum(d+"."+k, val, "max_tokens", "max_completion_tokens")
+		if check := driverConfigKeys[kv[0].Value]; check != nil {
+			check(l, d+"."+kv[0].Value, kv[1])
 		}
 	}
 	m, ok := l.jsonValue(v)
