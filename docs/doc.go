@@ -1,0 +1,14 @@
+// Package docs holds mur's user-facing reference, as Markdown beside this
+// file: manifest.md (every murmur.yaml key), roster.md (every roster.yaml
+// key) and requirements.md (every requirement ID the code cites, with a
+// one-line summary). It has no code; its tests keep the reference true:
+//
+//   - TestManifestReference and TestRosterReference compare the keys the
+//     reference documents with the keys the decoders take
+//     (manifest.Keys, roster.Keys), and the diagnostic codes it names with
+//     those internal/diag declares;
+//   - TestRequirementIndex compares the index with the requirement IDs
+//     cited in the tree's Go files.
+//
+// Each failure says what to add to or remove from which file.
+package docs
