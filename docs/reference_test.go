@@ -12,48 +12,48 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-// row is one documented key: a table row whose first cell is the key in
-// backticks.
+// row is one table row of a docs file, found by the first cell.
 type row struct {
-	line int
-	text string
+	line  int      // 1-based
+	text  string   // the whole line
+	match []string // the row pattern's submatches; match[1] names the row
 }
 
-var keyRow = regexp.MustCompile("^\\|\\s*`([^`]+)`\\s*\\|")
-
-// referenceRows reads the keys file documents, failing on a key documented
-// twice.
-func referenceRows(t *testing.T, file string) map[string]row {
+// tableRows reads the rows of file (in docs/) that pattern matches, by
+// match[1], failing on a name listed twice.
+func tableRows(t *testing.T, file string, pattern *regexp.Regexp) map[string]row {
 	t.Helper()
-	shown := "docs/" + file
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := map[string]row{}
 	for i, line := range strings.Split(string(data), "\n") {
-		m := keyRow.FindStringSubmatch(line)
+		m := pattern.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
 		if first, dup := rows[m[1]]; dup {
-			t.Errorf("%s:%d documents `%s` again (first at line %d): keep one row", shown, i+1, m[1], first.line)
+			t.Errorf("docs/%s:%d lists %s again (first at line %d): keep one row", file, i+1, m[1], first.line)
 			continue
 		}
-		rows[m[1]] = row{line: i + 1, text: line}
+		rows[m[1]] = row{line: i + 1, text: line, match: m}
 	}
 	if len(rows) == 0 {
-		t.Fatalf("%s documents no key: its tables' rows start with | `<key>` |", file)
+		t.Fatalf("docs/%s has no row of the form %s", file, pattern)
 	}
 	return rows
 }
+
+// keyRow is a reference row: its first cell is the key in backticks.
+var keyRow = regexp.MustCompile("^\\|\\s*`([^`]+)`\\s*\\|")
 
 // checkKeys compares the keys file documents with the keys the decoder in
 // pkg takes; later says which are LATER.
 func checkKeys(t *testing.T, file, pkg, format string, keys []string, later map[string]bool) {
 	t.Helper()
 	shown := "docs/" + file
-	rows := referenceRows(t, file)
+	rows := tableRows(t, file, keyRow)
 	codes := declaredCodes(t)
 	accepted := map[string]bool{}
 	for _, k := range keys {

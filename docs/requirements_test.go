@@ -85,24 +85,11 @@ var indexRow = regexp.MustCompile(`^\|\s*([A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*-[0-
 // cites.
 func TestRequirementIndex(t *testing.T) {
 	const file, shown = "requirements.md", "docs/requirements.md"
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	indexed := map[string]int{}
-	for i, line := range strings.Split(string(data), "\n") {
-		m := indexRow.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		id := m[1]
-		if first, dup := indexed[id]; dup {
-			t.Errorf("%s:%d lists %s again (first at line %d): keep one row", shown, i+1, id, first)
-			continue
-		}
-		indexed[id] = i + 1
-		if strings.TrimSpace(m[2]) == "" {
-			t.Errorf("%s:%d: %s has no summary: write what it requires in one line", shown, i+1, id)
+	for id, r := range tableRows(t, file, indexRow) {
+		indexed[id] = r.line
+		if strings.TrimSpace(r.match[2]) == "" {
+			t.Errorf("%s:%d: %s has no summary: write what it requires in one line", shown, r.line, id)
 		}
 	}
 	cited := citedIDs(t)
