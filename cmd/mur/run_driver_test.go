@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	anthropicfake "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
@@ -62,5 +63,35 @@ func TestRunCredentialRejected_ERUN027(t *testing.T) {
 		"error[E-RUN-040]: the task ended failed: the provider rejected the inference credential TEST_OPENAI_KEY from the environment (HTTP 401); it is read once at launch\n"
 	if !strings.HasPrefix(stderr, want) {
 		t.Errorf("stderr = %q\nwant prefix %q", stderr, want)
+	}
+}
+
+// TestRunAnthropicEndpointRule: an anthropic endpoint given with a trailing
+// /v1 is refused before anything starts, naming the URL to write; written as
+// it says, the capsule runs against the fake (DRV-6, issue 15: never a bare
+// 404 from /v1/v1/messages).
+func TestRunAnthropicEndpointRule(t *testing.T) {
+	srv := anthropicfake.New(anthropicfake.Config{APIKey: "sk-ant"})
+	defer srv.Close()
+	srv.Enqueue(anthropicfake.Text("hello from claude"))
+	manifest := func(endpoint string) map[string]string {
+		return map[string]string{
+			"murmur.yaml": "name: claude\nversion: \"1.0.0\"\ninference:\n  driver:\n    kind: anthropic\n    model: claude-test\n    endpoint: " + endpoint + "\n    api_key: ${TEST_ANTHROPIC_KEY}\n",
+			".env":        "TEST_ANTHROPIC_KEY=sk-ant\n",
+		}
+	}
+	e := newRunEnv(t, manifest(srv.URL+"/v1"))
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "hi")
+	want := "error[E-MAN-003]: " + e.dir + "/murmur.yaml: inference.driver.endpoint: '" + srv.URL + "/v1' ends in /v1, but the anthropic driver posts to <endpoint>/v1/messages itself; write '" + srv.URL + "', the base URL its SDK takes\n"
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, want) || len(srv.Requests()) != 0 {
+		t.Fatalf("endpoint .../v1 = %d %q\n%q\nwant prefix %q", code, stdout, stderr, want)
+	}
+	e = newRunEnv(t, manifest(srv.URL))
+	stdout, stderr, code = e.run(t, "--capsule", e.dir, "--task", "hi")
+	if code != 0 || !strings.HasSuffix(stdout, "hello from claude\nstatus:  ok\n") {
+		t.Errorf("endpoint as written = %d %q %q", code, stdout, stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Path != "/v1/messages" {
+		t.Errorf("requests = %+v", reqs)
 	}
 }

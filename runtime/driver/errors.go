@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/murmur-go/mur/internal/diag"
@@ -33,11 +34,20 @@ type TransportError struct {
 	Kind   string // "openai", "anthropic"
 	Status int    // the HTTP status
 	Body   string // the first MaxErrorBody bytes of the body (CutBody)
+	// URL and Rule explain a 404: the URL posted to, and the driver's
+	// endpoint rule (what its endpoint is, where requests go).
+	URL, Rule string
 }
 
-// Error is LOOP-19's reason: "<kind> endpoint answered HTTP <status>: <body>".
+// Error is LOOP-19's reason: "<kind> endpoint answered HTTP <status>: <body>";
+// a 404 adds the URL and the endpoint rule, since a wrong endpoint and an
+// unknown model both answer it.
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("%s endpoint answered HTTP %d: %s", e.Kind, e.Status, e.Body)
+	msg := fmt.Sprintf("%s endpoint answered HTTP %d: %s", e.Kind, e.Status, e.Body)
+	if e.Status == http.StatusNotFound && e.URL != "" {
+		msg += fmt.Sprintf(" (POST %s; a 404 names a model or an endpoint the server does not know: %s)", e.URL, e.Rule)
+	}
+	return msg
 }
 
 // RequestError is a request that got no HTTP answer (connection refused,

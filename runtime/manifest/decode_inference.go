@@ -101,6 +101,10 @@ func (l *loader) driverBlock(d string, v *yaml.Node, alternate bool) DriverBlock
 				l.invalid(d, "'%s' %s", s, p)
 				return
 			}
+			if p := EndpointProblemFor(b.Kind, s); p != "" {
+				l.invalid(d, "%s", p)
+				return
+			}
 			b.Endpoint = s
 		}},
 		{key: "api_key", fn: func(d string, v *yaml.Node) {
@@ -238,6 +242,40 @@ func EndpointProblem(s string) string {
 		return "uses http:// off this machine; only localhost, 127.0.0.0/8 and [::1] may use http://"
 	}
 	return ""
+}
+
+// The paths the HTTP drivers add to their endpoint (DRV-5, DRV-6).
+const (
+	openAIPath    = "/chat/completions"
+	anthropicPath = "/v1/messages"
+)
+
+// EndpointProblemFor returns why s, well formed, is not an endpoint of
+// kind, or "": an endpoint is the base URL the provider's own SDK takes, so
+// one ending in a path the driver adds itself (/chat/completions for
+// openai; /v1 or /v1/messages for anthropic, whose SDK base URL has no /v1)
+// is refused with the URL to write instead, before a request would post to
+// /v1/v1/messages and get a bare 404.
+func EndpointProblemFor(kind, s string) string {
+	base := strings.TrimRight(s, "/")
+	var cut, adds string
+	switch kind {
+	case KindOpenAI:
+		if strings.HasSuffix(base, openAIPath) {
+			cut, adds = openAIPath, openAIPath
+		}
+	case KindAnthropic:
+		switch {
+		case strings.HasSuffix(base, anthropicPath):
+			cut, adds = anthropicPath, anthropicPath
+		case strings.HasSuffix(base, "/v1"):
+			cut, adds = "/v1", anthropicPath
+		}
+	}
+	if cut == "" {
+		return ""
+	}
+	return fmt.Sprintf("'%s' ends in %s, but the %s driver posts to <endpoint>%s itself; write '%s', the base URL its SDK takes", s, cut, kind, adds, strings.TrimSuffix(base, cut))
 }
 
 func loopbackHost(h string) bool {

@@ -26,6 +26,11 @@ import (
 // Kind is the driver block kind this package serves.
 const Kind = "anthropic"
 
+// EndpointRule is DRV-6's endpoint rule, as a 404's reason names it: the
+// same base URL the Anthropic SDKs take, without /v1
+// (manifest.EndpointProblemFor refuses a path this driver adds itself).
+const EndpointRule = "endpoint is the base URL the Anthropic SDK takes, such as https://api.anthropic.com, without /v1, and requests go to <endpoint>/v1/messages"
+
 // DefaultEndpoint is the endpoint when the driver block names none (DRV-6).
 const DefaultEndpoint = "https://api.anthropic.com"
 
@@ -54,6 +59,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	caller.Rule = EndpointRule // a 404 names it
 	return &Driver{url: url, key: cfg.APIKey, caller: caller}, nil
 }
 

@@ -110,3 +110,20 @@ func TestFakeChecksShape(t *testing.T) {
 		t.Errorf("failures = %q", f)
 	}
 }
+
+// TestNotFound: a 404 is never bare: its reason names the URL posted to and
+// the endpoint rule, since a wrong endpoint and an unknown model both answer
+// it (DRV-6, issue 15).
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	srv := fake.New(fake.Config{APIKey: "k"})
+	defer srv.Close()
+	srv.Enqueue(fake.Status(404, "model: m"))
+	d, _ := newDriver(t, srv, "k")
+	_, err := ask(d)
+	want := `anthropic endpoint answered HTTP 404: {"error":{"message":"model: m","type":"fake_error"},"type":"error"} (POST ` + srv.URL +
+		"/v1/messages; a 404 names a model or an endpoint the server does not know: endpoint is the base URL the Anthropic SDK takes, such as https://api.anthropic.com, without /v1, and requests go to <endpoint>/v1/messages)"
+	if driver.Cause(err) != "driver_error" || driver.Reason(err) != want {
+		t.Errorf("Complete() error = %s: %q\nwant driver_error: %q", driver.Cause(err), driver.Reason(err), want)
+	}
+}

@@ -237,3 +237,20 @@ func TestFakeChecksShape(t *testing.T) {
 		t.Errorf("failures = %q", f)
 	}
 }
+
+// TestNotFound: a 404 is never bare: its reason names the URL posted to and
+// the endpoint rule (an Ollama endpoint without /v1 answers 404 at
+// /chat/completions; DRV-5, issue 15).
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	srv := fake.New(fake.Config{APIKey: "k"})
+	defer srv.Close()
+	srv.Enqueue(fake.Status(404, "page not found"))
+	d, _ := newDriver(t, srv, "k", nil)
+	_, err := ask(d)
+	want := `openai endpoint answered HTTP 404: {"error":{"code":null,"message":"page not found","type":"fake_error"}} (POST ` + srv.URL +
+		"/chat/completions; a 404 names a model or an endpoint the server does not know: endpoint is the base URL the OpenAI SDK takes, such as https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama, and requests go to <endpoint>/chat/completions)"
+	if driver.Cause(err) != "driver_error" || driver.Reason(err) != want {
+		t.Errorf("Complete() error = %s: %q\nwant driver_error: %q", driver.Cause(err), driver.Reason(err), want)
+	}
+}

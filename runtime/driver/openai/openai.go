@@ -28,6 +28,11 @@ import (
 // Kind is the driver block kind this package serves.
 const Kind = "openai"
 
+// EndpointRule is DRV-5's endpoint rule, as a 404's reason names it: the
+// same base URL the OpenAI SDKs take (manifest.EndpointProblemFor refuses a
+// path this driver adds itself).
+const EndpointRule = "endpoint is the base URL the OpenAI SDK takes, such as https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama, and requests go to <endpoint>/chat/completions"
+
 // DefaultEndpoint is the endpoint when the driver block names none (DRV-5).
 const DefaultEndpoint = "https://api.openai.com/v1"
 
@@ -54,6 +59,7 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	caller.Rule = EndpointRule // a 404 names it
 	field := cfg.Options.MaxTokensField
 	if field == "" {
 		field = driver.MaxTokensField

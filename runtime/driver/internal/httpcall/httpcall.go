@@ -35,6 +35,9 @@ type Caller struct {
 	Client     *http.Client  // sends every attempt
 	Timeout    time.Duration // per attempt, reading the body included
 	Credential string        // env var NAME for a CredentialError
+	// Rule is the driver's endpoint rule, which a 404's TransportError
+	// names (what the endpoint is, where requests go).
+	Rule string
 	// Sleep waits between attempts and returns ctx's error if it ends first;
 	// nil = a real timer. Tests inject one that records the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -65,7 +68,7 @@ func (c *Caller) Post(ctx context.Context, url string, header http.Header, body 
 		case res.status == http.StatusTooManyRequests || res.status >= 500:
 			failure = &driver.TransportError{Kind: c.Kind, Status: res.status, Body: driver.CutBody(res.body)}
 		default:
-			return nil, &driver.TransportError{Kind: c.Kind, Status: res.status, Body: driver.CutBody(res.body)}
+			return nil, &driver.TransportError{Kind: c.Kind, Status: res.status, Body: driver.CutBody(res.body), URL: url, Rule: c.Rule}
 		}
 		if attempt >= len(Backoff) {
 			return nil, failure
