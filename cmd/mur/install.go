@@ -23,7 +23,7 @@ var cmdInstall = &command{
 	run:     runInstall,
 }
 
-const installUsage = `Usage: mur install <dir> [-g]
+const installUsage = `Usage: mur install <dir> [-g] [--force]
        mur install
        mur install <name>@<version>
 
@@ -32,6 +32,9 @@ the project store, <project>/.murmur/artifacts/, and pins it in
 <project>/murmur.lock; with -g, or outside any project, into the global store,
 $MURMUR_HOME/artifacts/, leaving the lock alone. <project> is the nearest
 directory at or above the current one holding murmur.yaml or roster.yaml.
+When murmur.lock pins the artifact at another version or hash (it changed
+since it was installed), --force replaces the pin and prints the old and new
+digests; without it the install is refused (E-REG-005).
 
 mur install copies every artifact the project's murmur.yaml declares from the
 global store into the project store and pins it; mur install <name>@<version>
@@ -40,6 +43,7 @@ does the same for one artifact.`
 func runInstall(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	global := fs.Bool("g", false, "install into the global store")
+	force := fs.Bool("force", false, "replace murmur.lock's pin of the artifact with this install")
 	pos, code, done := parseInterspersed(env, "install", installUsage, fs, args)
 	if done {
 		return code
@@ -54,10 +58,12 @@ func runInstall(ctx context.Context, env *Env, args []string) int {
 	switch {
 	case len(pos) == 0 && *global:
 		return usageError(env, "install", "-g needs a <dir> to install")
+	case *force && (len(pos) == 0 || !isDir(pos[0])):
+		return usageError(env, "install", "--force needs a <dir> to install")
 	case len(pos) == 0:
 		err = installDeclared(env, ss)
 	case isDir(pos[0]):
-		err = installDir(env, ss, pos[0], *global)
+		err = installDir(env, ss, pos[0], *global, *force)
 	case strings.Contains(pos[0], "@"):
 		if *global {
 			return usageError(env, "install", "-g takes a <dir>, not <name>@<version>")
@@ -93,7 +99,7 @@ func isDir(path string) bool {
 }
 
 // installDir is `mur install <dir> [-g]`.
-func installDir(env *Env, ss store.Stores, dir string, global bool) error {
+func installDir(env *Env, ss store.Stores, dir string, global, force bool) error {
 	m, warnings, err := manifest.LoadArtifact(dir)
 	printWarnings(env.Stderr, warnings)
 	if err != nil {
@@ -103,11 +109,19 @@ func installDir(env *Env, ss store.Stores, dir string, global bool) error {
 	if global || ss.ProjectDir == "" {
 		scope = store.ScopeGlobal
 	}
-	r, err := ss.Install(dir, store.ArtifactID{Name: m.Name, Version: m.Version, Runtime: m.Kind()}, scope)
+	id := store.ArtifactID{Name: m.Name, Version: m.Version, Runtime: m.Kind()}
+	install := ss.Install
+	if force {
+		install = ss.InstallForce
+	}
+	r, err := install(dir, id, scope)
 	if err != nil {
 		return err
 	}
 	printInstalled(env.Stdout, r)
+	if p := r.Repinned; p != nil {
+		fmt.Fprintf(env.Stdout, "re-pinned %s in murmur.lock: %s@sha256:%s → %s@sha256:%s\n", r.Meta.Name, p.ResolvedVersion, p.SHA256, r.Meta.Version, r.SHA256)
+	}
 	return nil
 }
 

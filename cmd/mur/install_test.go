@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,7 +42,18 @@ func TestInstallCLI6(t *testing.T) {
 	changed := e.tool(t, "src/edit", "tool-edit", "1.0.0", "two")
 	out, errOut, code = e.mur(t, "proj", "install", "../src/edit")
 	expect(t, "install against the pin", out, errOut, code, "",
-		"error[E-REG-005]: murmur.lock pins tool-edit at 1.0.0@sha256:"+sum+", but this install is 1.0.0@sha256:"+changed+"\n  hint: change the pin or the version\n", 1)
+		"error[E-REG-005]: murmur.lock pins tool-edit at 1.0.0@sha256:"+sum+", but this install is 1.0.0@sha256:"+changed+"\n  hint: run mur install --force ../src/edit to replace the pin with this install, or give it another version\n", 1)
+
+	// The hint's command: the changed bytes replace the pin at the same
+	// version, old and new digests printed; then the lock agrees.
+	hinted, _, _ := strings.Cut(strings.TrimPrefix(hintLine(t, errOut), "run "), " to replace")
+	out, errOut, code = e.runHinted(t, "proj", hinted)
+	expect(t, "install --force", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+changed+" into the project store\n"+
+			"re-pinned tool-edit in murmur.lock: 1.0.0@sha256:"+sum+" → 1.0.0@sha256:"+changed+"\n", "", 0)
+	out, errOut, code = e.mur(t, "proj", "install", "../src/edit")
+	expect(t, "install after --force", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+changed+" into the project store\n", "", 0)
 }
 
 // TestInstallRefusalsCLI6 is every code `mur install <dir>` refuses with.
@@ -128,6 +140,8 @@ func TestInstallUsageCLI6(t *testing.T) {
 	}{
 		{[]string{"install", "a", "b"}, "unexpected argument 'b'"},
 		{[]string{"install", "-g"}, "-g needs a <dir> to install"},
+		{[]string{"install", "--force"}, "--force needs a <dir> to install"},
+		{[]string{"install", "x@1.0.0", "--force"}, "--force needs a <dir> to install"},
 		{[]string{"install", "--frob"}, "unknown flag --frob"},
 		{[]string{"install", "x@1.0.0", "-g"}, "-g takes a <dir>, not <name>@<version>"},
 	} {
@@ -135,7 +149,7 @@ func TestInstallUsageCLI6(t *testing.T) {
 		expect(t, "mur "+c.args[1], out, errOut, code, "", "error: "+c.what+"\nrun 'mur install --help' for usage\n", 2)
 	}
 	out, errOut, code := e.mur(t, "", "install", "--help")
-	if code != 0 || errOut != "" || len(out) < 30 || out[:30] != "Usage: mur install <dir> [-g]\n" {
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage: mur install <dir> [-g] [--force]\n") {
 		t.Errorf("install --help: %q %q %d", out, errOut, code)
 	}
 }

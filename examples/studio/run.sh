@@ -12,8 +12,8 @@ go build -o bin/mur ./cmd/mur
 mur="$root/bin/mur"
 
 cd "$here"
-rm -f murmur.lock   # made by the last run: an edited member installs afresh rather than clash with its pin
 for member in planner coder reviewer; do
-	"$mur" install "$member" >/dev/null   # into ./.murmur/artifacts, pinned in ./murmur.lock
+	# --force: a member edited since the last run replaces its pin in murmur.lock
+	"$mur" install --force "$member" >/dev/null   # into ./.murmur/artifacts, pinned in ./murmur.lock
 done
 exec "$mur" run --roster . --task "$task"

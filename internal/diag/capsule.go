@@ -334,6 +334,15 @@ func RegLockPin(name, pinVersion, pinHash, what, version, hash string) *Diagnost
 		"change the pin or the version")
 }
 
+// RegLockPinInstall is E-REG-005 for `mur install <dir>` against a pin of
+// another version or hash: the message is RegLockPin's; the hint names the
+// command that re-pins it (the edit-run loop).
+func RegLockPinInstall(name, pinVersion, pinHash, version, hash, dir string) *Diagnostic {
+	d := RegLockPin(name, pinVersion, pinHash, "this install is", version, hash)
+	d.Hint = fmt.Sprintf("run mur install --force %s to replace the pin with this install, or give it another version", ShellWord(dir))
+	return d
+}
+
 // WitLevel is the E-WIT-LEVEL-001 text inside a pull-artifact does-not-fit: refusal (tools.md PULL-5).
 func WitLevel(name, version, newest string) string {
 	return fmt.Sprintf("does-not-fit: E-WIT-LEVEL-001: %s@%s does not fit this mur; newest version that fits: %s", name, version, newest)

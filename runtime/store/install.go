@@ -24,14 +24,38 @@ type ArtifactID struct {
 // for the project store murmur.lock upserted (origin operator). An existing
 // install of the same name@version is replaced. Refusals create nothing:
 // E-BLD-002 for a symlink, E-REG-005 when the lock pins a.Name at another
-// version or hash. The manifest in srcDir must already be validated
-// (manifest.LoadArtifact).
+// version or hash (InstallForce replaces that pin). The manifest in srcDir
+// must already be validated (manifest.LoadArtifact).
 func (s Stores) Install(srcDir string, a ArtifactID, scope Scope) (Resolved, error) {
+	return s.install(srcDir, a, scope, false)
+}
+
+// InstallForce is Install that, where murmur.lock pins a.Name at another
+// version or hash, replaces the pin with this install rather than refuse;
+// the result's Repinned holds the pin it replaced (`mur install --force`,
+// the edit-run loop: a changed capsule re-pinned at the same version).
+func (s Stores) InstallForce(srcDir string, a ArtifactID, scope Scope) (Resolved, error) {
+	return s.install(srcDir, a, scope, true)
+}
+
+func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (Resolved, error) {
 	sum, err := Hash(srcDir)
 	if err != nil {
 		return Resolved{}, err
 	}
 	lock, err := s.checkPin(scope, a.Name, a.Version, sum)
+	var old *LockEntry
+	if diag.Is(err, diag.EREG005) {
+		cur, rerr := ReadLock(s.ProjectDir)
+		if rerr != nil {
+			return Resolved{}, rerr
+		}
+		e, _ := cur.Find(a.Name)
+		if !force {
+			return Resolved{}, diag.RegLockPinInstall(a.Name, e.ResolvedVersion, e.SHA256, a.Version, sum, srcDir)
+		}
+		lock, old, err = cur, &e, nil
+	}
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -43,6 +67,7 @@ func (s Stores) Install(srcDir string, a ArtifactID, scope Scope) (Resolved, err
 	if err != nil {
 		return Resolved{}, err
 	}
+	r.Repinned = old
 	return r, s.pin(scope, lock, a, sum)
 }
 

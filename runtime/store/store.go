@@ -101,6 +101,9 @@ type Resolved struct {
 	TreeDir string // Dir/tree, the copied artifact
 	SHA256  string // recomputed now; equal to Meta.SHA256
 	Meta    Meta
+	// Repinned is the murmur.lock pin an Install with force replaced; nil
+	// when the lock agreed, had no pin, or was not read.
+	Repinned *LockEntry
 }
 
 // Resolve finds name@version (exact version; a bare name, MAN-6) in the

@@ -155,14 +155,14 @@ func TestInstallReplaceAndPin(t *testing.T) {
 	other := toolSrc(t, "p", "1.0.0", "changed")
 	otherSum, _ := Hash(other)
 	_, err = e.ss.Install(other, id("p", "1.0.0"), ScopeProject)
-	want := "error[E-REG-005]: murmur.lock pins p at 1.0.0@sha256:" + pinned.SHA256 + ", but this install is 1.0.0@sha256:" + otherSum + "\n  hint: change the pin or the version\n"
+	want := "error[E-REG-005]: murmur.lock pins p at 1.0.0@sha256:" + pinned.SHA256 + ", but this install is 1.0.0@sha256:" + otherSum + "\n  hint: run mur install --force " + other + " to replace the pin with this install, or give it another version\n"
 	if got := renderErr(t, err); got != want {
 		t.Errorf("Install(changed bytes) error = %q, want %q", got, want)
 	}
 	newer := toolSrc(t, "p", "2.0.0", "one")
 	newerSum, _ := Hash(newer)
 	_, err = e.ss.Install(newer, id("p", "2.0.0"), ScopeProject)
-	want = "error[E-REG-005]: murmur.lock pins p at 1.0.0@sha256:" + pinned.SHA256 + ", but this install is 2.0.0@sha256:" + newerSum + "\n  hint: change the pin or the version\n"
+	want = "error[E-REG-005]: murmur.lock pins p at 1.0.0@sha256:" + pinned.SHA256 + ", but this install is 2.0.0@sha256:" + newerSum + "\n  hint: run mur install --force " + newer + " to replace the pin with this install, or give it another version\n"
 	if got := renderErr(t, err); got != want {
 		t.Errorf("Install(other version) error = %q, want %q", got, want)
 	}
@@ -171,6 +171,20 @@ func TestInstallReplaceAndPin(t *testing.T) {
 	}
 	if r, err := e.ss.Resolve("p", "1.0.0"); err != nil || r.SHA256 != pinned.SHA256 {
 		t.Errorf("a refused install changed p@1.0.0: %+v, %v", r, err)
+	}
+
+	// InstallForce replaces the pin and reports the one it replaced.
+	forced, err := e.ss.InstallForce(other, id("p", "1.0.0"), ScopeProject)
+	if err != nil || forced.SHA256 != otherSum || forced.Repinned == nil || forced.Repinned.SHA256 != pinned.SHA256 || forced.Repinned.ResolvedVersion != "1.0.0" {
+		t.Fatalf("InstallForce = %+v, %v", forced, err)
+	}
+	lock, err := ReadLock(e.ss.ProjectDir)
+	if pin, ok := lock.Find("p"); err != nil || !ok || pin.SHA256 != otherSum {
+		t.Errorf("lock after InstallForce = %+v, %v", pin, err)
+	}
+	again, err := e.ss.InstallForce(other, id("p", "1.0.0"), ScopeProject)
+	if err != nil || again.Repinned != nil {
+		t.Errorf("InstallForce of what is pinned = %+v, %v; want no re-pin", again, err)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestStudioExample runs examples/studio as its README and run.sh do — mur
-// install of each member into the project store, then mur run --roster —
+// install --force of each member into the project store, then mur run --roster —
 // on a copy, and checks the formation's answer: planner's task answered with
 // coder's code and reviewer's review, which holds the tests reviewer had
 // coder write (three members, three calls, issue 5's main example).
@@ -25,7 +25,7 @@ func TestStudioExample(t *testing.T) {
 		_ = os.RemoveAll(filepath.Join(p.dir, junk))
 	}
 	for _, m := range []string{"planner", "coder", "reviewer"} {
-		cmd := exec.Command(mur, "install", m)
+		cmd := exec.Command(mur, "install", "--force", m)
 		cmd.Dir, cmd.Env = p.dir, p.environ()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", m, err, out)
