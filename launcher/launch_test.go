@@ -69,11 +69,15 @@ func TestLaunchTask(t *testing.T) {
 			t.Errorf("stderr lacks %q", want)
 		}
 	}
-	// The peers wound down on lifeline EOF, their output prefixed (LIFE-3, LIFE-6).
+	// The peers wound down on lifeline EOF, their output prefixed (LIFE-3,
+	// LIFE-6), quietly: the launcher announced an orderly end (issue 15).
 	for _, name := range []string{"worker", "coder"} {
-		if !strings.Contains(errOut, "["+name+"] [capsule-runtime] formation lifeline closed") {
-			t.Errorf("stderr lacks %s's LIFE-3 line:\n%s", name, errOut)
+		if !strings.Contains(errOut, "["+name+"] [wound down]") {
+			t.Errorf("stderr lacks %s's wind-down:\n%s", name, errOut)
 		}
+	}
+	if strings.Contains(errOut, "formation lifeline closed") {
+		t.Errorf("a member printed the lifeline alarm at an orderly end:\n%s", errOut)
 	}
 	if strings.Contains(errOut, "[leak]") {
 		t.Errorf("a member held another descriptor (LAUNCH-3):\n%s", errOut)
@@ -150,8 +154,8 @@ func TestLaunchSignal(t *testing.T) {
 		t.Fatalf("exit code = %d, want 129", code)
 	}
 	errOut := h.stderr.String()
-	if n := strings.Count(errOut, "[capsule-runtime] formation lifeline closed"); n != 3 {
-		t.Errorf("%d members wound down, want 3:\n%s", n, errOut)
+	if n := strings.Count(errOut, "[wound down]"); n != 3 || strings.Contains(errOut, "formation lifeline closed") {
+		t.Errorf("%d members wound down, want 3, each without the lifeline alarm:\n%s", n, errOut)
 	}
 	assertGone(t, h.stdout.String(), errOut)
 }

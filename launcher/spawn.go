@@ -174,6 +174,21 @@ func (l *launch) start(p *proc) error {
 	return nil
 }
 
+// orderlyEnd is what the launcher writes on a lifeline before it closes it
+// to end the formation itself, so that the member winds down without the
+// alarm line a dead launcher's EOF gets (runtime/formation.OrderlyEnd; the
+// packages share no code, the end-to-end tests hold them together).
+const orderlyEnd = "end\n"
+
+// endLifeline announces an orderly end on the lifeline, then closes it
+// (LIFE-2). The member may be gone already: the write's error is dropped.
+func (p *proc) endLifeline() {
+	p.lifelineClosed.Do(func() {
+		_, _ = p.lifeW.Write([]byte(orderlyEnd))
+		p.lifeW.Close()
+	})
+}
+
 // closeLifeline closes the launcher's write end: EOF for the member (LIFE-2).
 func (p *proc) closeLifeline() {
 	p.lifelineClosed.Do(func() { p.lifeW.Close() })

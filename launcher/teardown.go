@@ -15,7 +15,7 @@ const readerGrace = 2 * time.Second
 // launcher signal cuts the grace short. The launcher never sends SIGTERM.
 func (l *launch) teardown(ps []*proc) {
 	for _, p := range ps {
-		p.closeLifeline()
+		p.endLifeline() // the launcher ends it: an orderly end, not an alarm
 	}
 	allExited := make(chan struct{})
 	go func() { // ends once every member is reaped, which always happens below

@@ -66,6 +66,9 @@ func TestCrewEndToEnd(t *testing.T) {
 	if strings.Contains(l.stderr.String(), "eyJ") {
 		t.Errorf("a token reached the launcher's stderr (LAUNCH-4):\n%s", l.stderr)
 	}
+	if strings.Contains(l.stderr.String(), "formation lifeline closed") {
+		t.Errorf("quiet success: a member printed the lifeline alarm at the formation's orderly end:\n%s", l.stderr)
+	}
 	result, err := os.ReadFile(filepath.Join(entry.RecordsDir, "out", "result.txt"))
 	if err != nil || string(result) != "worker did: build the thing" {
 		t.Errorf("lead's result = %q, %v; want worker's answer", result, err)
@@ -95,6 +98,11 @@ func TestKillLauncher(t *testing.T) {
 	}
 	endsWithFormationEnded(t, filepath.Join(entry.RecordsDir, "trace.jsonl"))
 	endsWithFormationEnded(t, filepath.Join(w.home, "records", strings.TrimPrefix(fl.Peers[0].Workdir, "/"), fl.Peers[0].SessionID, "trace.jsonl"))
+	// A launcher that died announced nothing: the entry, which writes to
+	// the launcher's own stderr, raises the alarm (LIFE-3).
+	if !strings.Contains(l.stderr.String(), "[capsule-runtime] formation lifeline closed — the formation has ended; cancelling live tasks and ending the session\n") {
+		t.Errorf("the entry did not print the lifeline alarm after the launcher died:\n%s", l.stderr)
+	}
 }
 
 // TestLauncherSurvivesClosedStderr: a launcher whose stderr reader has gone

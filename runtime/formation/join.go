@@ -60,6 +60,7 @@ type Member struct {
 	addrs    map[string]Address
 	changed  chan struct{} // closed and replaced at every address line
 	endedAt  time.Time
+	orderly  bool // the lifeline carried OrderlyEnd before EOF
 	closed   bool
 	closeErr error
 }

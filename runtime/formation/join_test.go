@@ -256,6 +256,32 @@ func TestJoinMember(t *testing.T) {
 	if m.EndedAt().IsZero() {
 		t.Error("EndedAt is zero after EOF")
 	}
+	if m.Orderly() {
+		t.Error("Orderly after an EOF without OrderlyEnd: a launcher that died")
+	}
+}
+
+// TestLifelineOrderlyEnd: OrderlyEnd before EOF marks the end as the
+// launcher's own, so the member winds down without the alarm line.
+func TestLifelineOrderlyEnd(t *testing.T) {
+	l := newLaunch(t)
+	chFD, chW := testmur.Pipe(t)
+	lifeFD, lifeW := testmur.Pipe(t)
+	write(t, chW, l.line(t))
+	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
+	if err != nil {
+		t.Fatalf("Join = %v", err)
+	}
+	defer m.Close()
+	if m.Orderly() {
+		t.Fatal("Orderly before the lifeline closed")
+	}
+	lifeW.WriteString(OrderlyEnd)
+	lifeW.Close()
+	<-m.Ended()
+	if !m.Orderly() {
+		t.Error("Orderly = false after OrderlyEnd and EOF")
+	}
 }
 
 // TestJoinHandStarted: an id but no channel or lifeline runs with W-RUN-007

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,28 @@ func (m *Member) ArmExitTimer(exit func(code int)) (stop func() bool) {
 	return t.Stop
 }
 
+// OrderlyEnd is what a launcher writes on a lifeline just before it closes
+// it to end the formation itself (the entry member ended, a launcher
+// signal, a launch that failed): the EOF that follows is then an orderly
+// end, which a member winds down from without LifelineClosedNotice. A
+// lifeline that reaches EOF without it was closed by the kernel: the
+// launcher died. Only EOF ends the formation (LIFE-1); launcher/ writes the
+// same bytes (the packages share no code; the end-to-end tests hold them
+// together).
+const OrderlyEnd = "end\n"
+
+// orderlyWindow is how many leading lifeline bytes are looked at for
+// OrderlyEnd; the launcher writes nothing else, so anything more is stray.
+const orderlyWindow = 64
+
+// Orderly reports whether the lifeline carried OrderlyEnd before its EOF:
+// the launcher ended the formation, rather than died. False before Ended.
+func (m *Member) Orderly() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.orderly
+}
+
 // watchLifeline starts the goroutine that reads the lifeline, discarding any
 // stray bytes, and closes Ended at EOF (LIFE-1). Close stops it without
 // closing Ended.
@@ -59,12 +82,16 @@ func (m *Member) watchLifeline(fd int) {
 	m.ended = make(chan struct{})
 	m.life = openFD(fd, "formation-lifeline")
 	m.wg.Go(func() {
-		_, err := io.Copy(io.Discard, m.life)
+		head, err := io.ReadAll(io.LimitReader(m.life, orderlyWindow))
+		if err == nil {
+			_, err = io.Copy(io.Discard, m.life)
+		}
 		if err != nil && errors.Is(err, os.ErrClosed) {
 			return // Close, not the launcher
 		}
 		m.mu.Lock()
 		m.endedAt = time.Now()
+		m.orderly = strings.Contains(string(head), OrderlyEnd)
 		m.mu.Unlock()
 		close(m.ended)
 	})

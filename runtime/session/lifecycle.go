@@ -122,15 +122,19 @@ func (s *Session) deadlineReached() {
 	s.stop(ByDeadline, false)
 }
 
-// lifelineClosed is LIFE-3: formation_ended first, the stderr notice, the
-// 20 s exit timer, then the wind-down of a first SIGTERM. Nothing happens
+// lifelineClosed is LIFE-3: formation_ended first, the stderr notice (only
+// when the launcher did not announce an orderly end), the 20 s exit timer, then the wind-down of a first SIGTERM. Nothing happens
 // when the session is already winding down (LIFE-4).
 func (s *Session) lifelineClosed(mem *formation.Member) {
 	if s.stopping() {
 		return
 	}
 	_, _ = s.tr.Write(trace.FormationEnded{FormationID: mem.FormationID})
-	fmt.Fprintln(s.cfg.Stderr, formation.LifelineClosedNotice)
+	if !mem.Orderly() {
+		// Quiet success: the notice is an alarm for a launcher that died;
+		// one that ended the formation itself announced it (issue 15).
+		fmt.Fprintln(s.cfg.Stderr, formation.LifelineClosedNotice)
+	}
 	if s.l.Exit != nil {
 		mem.ArmExitTimer(s.l.Exit)
 	}

@@ -128,7 +128,10 @@ func run() int {
 		return runTask(m, task)
 	}
 	<-m.Ended()
-	fmt.Fprintln(os.Stderr, formation.LifelineClosedNotice)
+	if !m.Orderly() { // as the real member: the notice is for a launcher that died
+		fmt.Fprintln(os.Stderr, formation.LifelineClosedNotice)
+	}
+	fmt.Fprintln(os.Stderr, "[wound down]")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
@@ -155,7 +158,10 @@ func runTask(m *formation.Member, task string) int {
 		return code
 	}
 	<-m.Ended()
-	fmt.Fprintln(os.Stderr, formation.LifelineClosedNotice)
+	if !m.Orderly() { // as the real member: the notice is for a launcher that died
+		fmt.Fprintln(os.Stderr, formation.LifelineClosedNotice)
+	}
+	fmt.Fprintln(os.Stderr, "[wound down]")
 	return 0
 }
 
