@@ -3,6 +3,8 @@ package launcher
 import (
 	"fmt"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/manifest"
 )
 
 // ScaffoldFile is one file `mur new --roster` writes, relative to ./<NAME>.
@@ -13,26 +15,57 @@ type ScaffoldFile struct {
 
 // Scaffold renders the fixed templates of `mur new --roster <name>` (FCLI-9):
 // a roster whose entry `lead` (<name>-lead@0.1.0) calls `worker`
-// (<name>-worker@0.1.0), both on the scripted driver, so the formation runs
-// with no model, network or key. It reads nothing.
-func Scaffold(name string) []ScaffoldFile {
-	r := strings.NewReplacer("{{name}}", name)
-	return []ScaffoldFile{
+// (<name>-worker@0.1.0), both on the preset's driver — on the scripted one
+// each with its script, so the formation runs with no model, network or key;
+// on a provider with a .env.example naming the key both read from the
+// project's .env — and a .gitignore. It reads nothing.
+func Scaffold(name string, p manifest.Preset) []ScaffoldFile {
+	r := strings.NewReplacer("{{name}}", name, "{{driver}}", memberDriver(p))
+	files := []ScaffoldFile{
 		{"roster.yaml", r.Replace(rosterTemplate)},
 		{"lead/murmur.yaml", r.Replace(leadTemplate)},
 		{"lead/script.yaml", leadScript},
 		{"worker/murmur.yaml", r.Replace(workerTemplate)},
 		{"worker/script.yaml", workerScript},
+		{".gitignore", manifest.GitIgnore},
 	}
+	if p.Kind == manifest.KindScripted {
+		return files
+	}
+	files = []ScaffoldFile{files[0], files[1], files[3], files[5]}
+	if env := p.EnvExample(); env != "" {
+		files = append(files, ScaffoldFile{".env.example", env})
+	}
+	return files
 }
 
-// ScaffoldSummary is the stdout of `mur new --roster <name>` (FCLI-9).
-func ScaffoldSummary(name string) string {
+// memberDriver is a member's inference.driver block, with FCLI-9's comment
+// showing the provider form under the scripted one.
+func memberDriver(p manifest.Preset) string {
+	if p.Kind == manifest.KindScripted {
+		return p.DriverYAML("  ", "script.yaml") + driverComment
+	}
+	return p.DriverYAML("  ", "")
+}
+
+// ScaffoldSummary is the stdout of `mur new --roster <name>` (FCLI-9), on
+// the preset's driver.
+func ScaffoldSummary(name string, p manifest.Preset) string {
 	rows := [][2]string{
 		{name + "/roster.yaml", "lead is the entry member; lead may call worker"},
-		{name + "/lead/murmur.yaml", fmt.Sprintf("capsule %s-lead@0.1.0, scripted driver", name)},
-		{name + "/worker/murmur.yaml", fmt.Sprintf("capsule %s-worker@0.1.0, serves peers, scripted driver", name)},
+		{name + "/lead/murmur.yaml", fmt.Sprintf("capsule %s-lead@0.1.0, %s", name, p.Label)},
+		{name + "/worker/murmur.yaml", fmt.Sprintf("capsule %s-worker@0.1.0, serves peers, %s", name, p.Label)},
 	}
+	var next []string
+	if p.Setup != "" {
+		next = append(next, p.Setup)
+	}
+	if p.KeyEnv != "" {
+		rows = append(rows, [2]string{name + "/.env.example", fmt.Sprintf("names %s, the key both members read", p.KeyEnv)})
+		next = append(next, fmt.Sprintf("cp %[1]s/.env.example %[1]s/.env    # then set %[2]s in %[1]s/.env", name, p.KeyEnv))
+	}
+	next = append(next, "mur install -g "+name+"/lead", "mur install -g "+name+"/worker",
+		fmt.Sprintf("mur run --roster %s --task \"<your task>\"", name))
 	w := 0
 	for _, r := range rows {
 		w = max(w, len(r[0]))
@@ -42,7 +75,10 @@ func ScaffoldSummary(name string) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "  %-*s   %s\n", w, r[0], r[1])
 	}
-	fmt.Fprintf(&b, "\nNext:\n  mur install -g %s/lead\n  mur install -g %s/worker\n  mur run --roster %s --task \"<your task>\"\n", name, name, name)
+	b.WriteString("\nNext:\n")
+	for _, n := range next {
+		b.WriteString("  " + n + "\n")
+	}
 	return b.String()
 }
 
@@ -77,10 +113,7 @@ const leadTemplate = `# {{name}}-lead: the entry member of the formation '{{name
 name: {{name}}-lead
 version: "0.1.0"                  # its exact version
 inference:                        # how the member thinks
-  driver:                         # the primary driver
-    kind: scripted                # replays script.yaml: no model, network or key
-    script: script.yaml           # relative to this file
-` + driverComment + `  system_prompt: >-               # what the model is told it is
+{{driver}}  system_prompt: >-               # what the model is told it is
     You lead the formation. Hand the whole task to the member worker with
     call-member, then end your turn. When worker's answer arrives, reply with
     that answer.
@@ -103,10 +136,7 @@ const workerTemplate = `# {{name}}-worker: a peer of the formation '{{name}}' th
 name: {{name}}-worker
 version: "0.1.0"                  # its exact version
 inference:                        # how the member thinks
-  driver:                         # the primary driver
-    kind: scripted                # replays script.yaml: no model, network or key
-    script: script.yaml           # relative to this file
-` + driverComment + `  system_prompt: >-               # what the model is told it is
+{{driver}}  system_prompt: >-               # what the model is told it is
     You do the task another member hands you and reply with the result.
 lifecycle:                        # how the member takes tasks
   task_acceptance: queue          # one task at a time, the next ones queued

@@ -23,12 +23,16 @@ var cmdNew = &command{
 	run:     runNew,
 }
 
-const newUsage = `Usage: mur new <name>
-       mur new --roster <name>
+const newUsage = `Usage: mur new <name> [--driver scripted|openai|anthropic|ollama]
+       mur new --roster <name> [--driver …]
 
-mur new <name> writes ./<name>/murmur.yaml, a capsule on the scripted driver
-that lists files, and ./<name>/script.yaml, the driver's turns. It runs with
-no model and no key. mur new --roster <name> scaffolds a formation instead.`
+mur new <name> writes ./<name>/murmur.yaml, a capsule that lists files, and a
+.gitignore for what mur writes beside it. On the scripted driver (the
+default) it also writes ./<name>/script.yaml, the driver's turns, and runs
+with no model and no key; --driver openai, anthropic or ollama points it at
+that provider as written (endpoint, model, api_key: ${…}), with a
+.env.example naming the key. mur new --roster <name> scaffolds a formation
+instead.`
 
 // newVersion is the version a scaffolded capsule starts at.
 const newVersion = "0.1.0"
@@ -41,7 +45,16 @@ inference:
   driver:
     kind: scripted
     script: script.yaml        # relative to this file
-  max_turns: 4
+` + newManifestRest
+
+// newManifestDriver is newManifest on another driver: %[3]s is its block.
+const newManifestDriver = `# %[1]s/murmur.yaml
+name: %[1]s
+version: "%[2]s"
+inference:
+%[3]s` + newManifestRest
+
+const newManifestRest = `  max_turns: 4
   system_prompt: You list files when asked.
 capabilities:
   shell:
@@ -72,6 +85,19 @@ Next:
   mur run --capsule %[1]s --task "list the files"
 `
 
+// driverFlag reads --driver's value (one of manifest.Presets), or a usage
+// error naming the nearest one.
+func driverFlag(v string) (manifest.Preset, error) {
+	if p, ok := manifest.FindPreset(v); ok {
+		return p, nil
+	}
+	msg := fmt.Sprintf("--driver '%s' is not one of %s", v, strings.Join(manifest.PresetNames(), ", "))
+	if near := diag.Nearest(v, manifest.PresetNames()); near != "" {
+		msg += fmt.Sprintf("; did you mean '%s'?", near)
+	}
+	return manifest.Preset{}, usagef("%s", msg)
+}
+
 func runNew(ctx context.Context, env *Env, args []string) int {
 	for _, a := range args {
 		if a == "--" {
@@ -83,6 +109,7 @@ func runNew(ctx context.Context, env *Env, args []string) int {
 	}
 	fs := flag.NewFlagSet("new", flag.ContinueOnError)
 	fs.Bool("roster", false, "scaffold a formation: roster.yaml and two members (formations.md FCLI-9)")
+	drv := fs.String("driver", "scripted", "the capsule's `driver`: scripted, openai, anthropic or ollama")
 	pos, code, done := parseInterspersed(env, "new", newUsage, fs, args)
 	if done {
 		return code
@@ -93,17 +120,63 @@ func runNew(ctx context.Context, env *Env, args []string) int {
 	case len(pos) > 1:
 		return usageError(env, "new", fmt.Sprintf("unexpected argument '%s'", pos[1]))
 	}
-	name := pos[0]
-	if err := scaffoldCapsule(name); err != nil {
+	preset, err := driverFlag(*drv)
+	if err != nil {
 		return fail(env, "new", err)
 	}
-	fmt.Fprintf(env.Stdout, newStdout, name, newVersion)
+	name := pos[0]
+	if err := scaffoldCapsule(name, preset); err != nil {
+		return fail(env, "new", err)
+	}
+	if preset.Kind == manifest.KindScripted {
+		fmt.Fprintf(env.Stdout, newStdout, name, newVersion)
+		return 0
+	}
+	fmt.Fprint(env.Stdout, newDriverStdout(name, preset))
 	return 0
 }
 
+// newDriverStdout is mur new's report for a capsule on a provider (ours,
+// after CLI-8's): its files, then the commands that run it.
+func newDriverStdout(name string, p manifest.Preset) string {
+	rows := [][2]string{{name + "/murmur.yaml", fmt.Sprintf("capsule %s@%s, %s (%s at %s)", name, newVersion, p.Label, p.Model, p.Endpoint)}}
+	if p.KeyEnv != "" {
+		rows = append(rows, [2]string{name + "/.env.example", fmt.Sprintf("names %s, the key the driver reads", p.KeyEnv)})
+	}
+	var next []string
+	if p.Setup != "" {
+		next = append(next, p.Setup)
+	}
+	if p.KeyEnv != "" {
+		next = append(next, fmt.Sprintf("cp %[1]s/.env.example %[1]s/.env    # then set %[2]s in %[1]s/.env", name, p.KeyEnv))
+	}
+	next = append(next, fmt.Sprintf("mur run --capsule %s --task \"list the files\"", name))
+	return scaffoldReport(fmt.Sprintf("Scaffolded capsule '%s' in ./%s", name, name), rows, next)
+}
+
+// scaffoldReport is a scaffold's stdout: the title, a padded row per file,
+// a blank line, then "Next:" and the commands.
+func scaffoldReport(title string, rows [][2]string, next []string) string {
+	w := 0
+	for _, r := range rows {
+		w = max(w, len(r[0]))
+	}
+	var b strings.Builder
+	b.WriteString(title + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-*s   %s\n", w, r[0], r[1])
+	}
+	b.WriteString("\nNext:\n")
+	for _, n := range next {
+		b.WriteString("  " + n + "\n")
+	}
+	return b.String()
+}
+
 // scaffoldCapsule writes ./<name>/ through ./.<name>.tmp-<id> and a rename,
-// so an error leaves nothing behind (CLI-8).
-func scaffoldCapsule(name string) error {
+// so an error leaves nothing behind (CLI-8), on the preset's driver; the
+// manifest it writes must load.
+func scaffoldCapsule(name string, p manifest.Preset) error {
 	if p := manifest.NameProblem(name); p != "" {
 		return diag.NewName(name, p)
 	}
@@ -120,11 +193,23 @@ func scaffoldCapsule(name string) error {
 	files := []struct{ name, text string }{
 		{manifest.FileName, fmt.Sprintf(newManifest, name, newVersion)},
 		{"script.yaml", newScript},
+		{".gitignore", manifest.GitIgnore},
+	}
+	if p.Kind != manifest.KindScripted {
+		files[0].text = fmt.Sprintf(newManifestDriver, name, newVersion, p.DriverYAML("  ", ""))
+		files[1] = struct{ name, text string }{".env.example", p.EnvExample()}
+		if p.KeyEnv == "" {
+			files = files[:1:1]
+			files = append(files, struct{ name, text string }{".gitignore", manifest.GitIgnore})
+		}
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.text), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
+	}
+	if _, _, err := manifest.LoadArtifact(tmp); err != nil {
+		return fmt.Errorf("the scaffolded manifest does not load: %w", err)
 	}
 	if _, err := os.Lstat(name); err == nil { // created meanwhile
 		return diag.NewExists(name)

@@ -18,19 +18,31 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-const newRosterUsage = `Usage: mur new --roster <NAME>
+const newRosterUsage = `Usage: mur new --roster <NAME> [--driver scripted|openai|anthropic|ollama]
 
 Scaffolds ./<NAME>: a roster.yaml whose entry member lead (<NAME>-lead@0.1.0)
 hands its task to worker (<NAME>-worker@0.1.0), both on the scripted driver,
-so the formation runs with no model or key once both are installed.`
+so the formation runs with no model or key once both are installed; with
+--driver openai, anthropic or ollama both run on that provider as written,
+and a .env.example names the key they read from <NAME>/.env.`
 
 // newRoster runs `mur new --roster <NAME>` (formations.md FCLI-9); args are the
 // arguments after "new".
 func newRoster(ctx context.Context, env *Env, args []string) int {
 	var name string
 	var names int
-	for _, a := range args {
+	drv := "scripted"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
+		case a == "--driver" || a == "-driver":
+			if i+1 >= len(args) {
+				return usageError(env, "new", "flag needs an argument: --driver")
+			}
+			i++
+			drv = args[i]
+		case strings.HasPrefix(a, "--driver=") || strings.HasPrefix(a, "-driver="):
+			_, drv, _ = strings.Cut(a, "=")
 		case a == "--roster" || a == "-roster":
 		case a == "-h" || a == "--help":
 			fmt.Fprintln(env.Stdout, newRosterUsage)
@@ -42,6 +54,10 @@ func newRoster(ctx context.Context, env *Env, args []string) int {
 		default:
 			name, names = a, names+1
 		}
+	}
+	preset, err := driverFlag(drv)
+	if err != nil {
+		return fail(env, "new", err)
 	}
 	switch {
 	case names == 0:
@@ -57,17 +73,17 @@ func newRoster(ctx context.Context, env *Env, args []string) int {
 	if _, err := os.Lstat(name); !errors.Is(err, fs.ErrNotExist) {
 		return fail(env, "new", diag.NewExists(name))
 	}
-	if err := writeScaffold(name); err != nil {
+	if err := writeScaffold(name, preset); err != nil {
 		return fail(env, "new", err)
 	}
-	fmt.Fprint(env.Stdout, launcher.ScaffoldSummary(name))
+	fmt.Fprint(env.Stdout, launcher.ScaffoldSummary(name, preset))
 	return 0
 }
 
 // writeScaffold renders the templates into ./.<name>.tmp-<id>, parses every
 // file there, and renames the directory to ./<name>; on failure it removes
 // the temp directory and writes nothing.
-func writeScaffold(name string) (retErr error) {
+func writeScaffold(name string, preset manifest.Preset) (retErr error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	tmp := fmt.Sprintf(".%s.tmp-%s", name, hex.EncodeToString(b[:]))
@@ -79,7 +95,7 @@ func writeScaffold(name string) (retErr error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	for _, f := range launcher.Scaffold(name) {
+	for _, f := range launcher.Scaffold(name, preset) {
 		p := filepath.Join(tmp, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
@@ -95,6 +111,9 @@ func writeScaffold(name string) (retErr error) {
 		dir := filepath.Join(tmp, member)
 		if _, _, err := manifest.LoadArtifact(dir); err != nil {
 			return fmt.Errorf("the scaffolded %s manifest does not load: %w", member, err)
+		}
+		if preset.Kind != manifest.KindScripted {
+			continue
 		}
 		if _, err := scripted.Load(filepath.Join(dir, "script.yaml")); err != nil {
 			return fmt.Errorf("the scaffolded %s script does not load: %w", member, err)

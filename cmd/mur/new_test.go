@@ -31,6 +31,9 @@ func TestNewCLI8(t *testing.T) {
 		}
 		e.golden(t, "new-"+f, string(data))
 	}
+	if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err != nil || string(data) != manifest.GitIgnore {
+		t.Errorf(".gitignore = %q, %v; want what mur writes beside a capsule ignored", data, err)
+	}
 	m, warnings, err := manifest.Load(filepath.Join(dir, "murmur.yaml"), nil)
 	if err != nil || len(warnings) != 0 || m.Name != "hello-shell" || m.Version != "0.1.0" || m.Inference.MaxTurns != 4 {
 		t.Fatalf("manifest.Load(new capsule) = %+v, %v, %v", m, warnings, err)
@@ -59,7 +62,7 @@ func TestNewCLI8(t *testing.T) {
 		"error: unexpected argument 'a capsule that lists files'\nrun 'mur new --help' for usage\n", 2)
 	out, errOut, code = e.mur(t, "", "new")
 	expect(t, "new without a name", out, errOut, code, "", "error: missing <name>\nrun 'mur new --help' for usage\n", 2)
-	if out, _, code := e.mur(t, "", "new", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur new <name>\n") {
+	if out, _, code := e.mur(t, "", "new", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur new <name> [--driver scripted|openai|anthropic|ollama]\n") {
 		t.Errorf("new --help: %q %d", out, code)
 	}
 }

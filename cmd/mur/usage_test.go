@@ -35,6 +35,8 @@ func TestDidYouMean(t *testing.T) {
 		{"trace", "shwo"},
 		{"trace", "show", "--workdri", "x"},
 		{"doctor", "--bnid", "x"},
+		{"new", "x", "--driver", "olama"},
+		{"new", "--roster", "crew", "--driver", "antropic"},
 		{"help", "lsit"},
 		{"help", "nothing-like-it"},
 	} {
