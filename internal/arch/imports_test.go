@@ -44,7 +44,11 @@ var rules = map[string][]string{
 	"conformance/...": {"a2a", "a2a/client", "conformance/..."},
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables
-	"cmd/...":         {"..."},
+	// mur view reads what sessions leave (running records, records
+	// directories, traces) and watches doors as an A2A client, as `mur ps`
+	// and `mur stop` do; it is reached only from cmd/mur.
+	"internal/view/...": {"a2a", "a2a/client", "internal/diag", "runtime/records", "runtime/running", "runtime/trace", "internal/view/..."},
+	"cmd/...":           {"..."},
 }
 
 // toolImports are what a package under runtime/tool/ may import.

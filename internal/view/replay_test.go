@@ -1,0 +1,126 @@
+package view
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/internal/testmur"
+)
+
+// The studio formation of testdata/studio, recorded by a real run of
+// examples/studio (mur run --roster . --task "Write a Go function that
+// reverses a string").
+const (
+	studioFrm      = "frm_01a233762c3e7031b22ec3927351e056"
+	studioPlanner  = "ses_01a233762cba703ab3ca9033df6fb84e"
+	studioCoder    = "ses_01a233762c5270889a92fa2de79957ec"
+	studioReviewer = "ses_01a233762c5471ab9eb0c9cd0b0abae8"
+	studioTask     = "tsk_01a233762cc770f38bc8157e8437ffc4" // planner's
+)
+
+// studioHome lays the recorded formation out as a run leaves it (formations.md
+// DIR-1, DIR-2): the peers' records under the formation directory's group,
+// the entry's under the project's, formation.json naming the project, no
+// running record. It returns $MURMUR_HOME.
+func studioHome(t *testing.T) string {
+	t.Helper()
+	root := testmur.TempDir(t)
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "studio")
+	frmDir := filepath.Join(home, "formations", studioFrm)
+	put := func(dir, member string) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "studio", member+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := func(dir string) string { return filepath.Join(home, "records", strings.TrimPrefix(dir, "/")) }
+	for m, ses := range map[string]string{"coder": studioCoder, "reviewer": studioReviewer} {
+		if err := os.MkdirAll(filepath.Join(frmDir, m), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		put(filepath.Join(group(filepath.Join(frmDir, m)), ses), m)
+	}
+	put(filepath.Join(group(project), studioPlanner), "planner")
+	marker, _ := json.Marshal(marker{ProjectDir: project, LauncherPID: 0, LauncherStart: ""})
+	if err := os.WriteFile(filepath.Join(frmDir, "formation.json"), marker, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func newStudioView(t *testing.T) *View {
+	t.Helper()
+	v, err := New(Config{Home: studioHome(t), Target: Target{KindFormation, studioFrm}, Token: "tok"})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return v
+}
+
+func indent(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// TestReplayEndedFormation: an ended formation is replayed from its records
+// alone: three members, entry first, each ended ok with its capsule@version
+// and the roster's edges; three calls, each started then completed; four
+// tasks, each linked to the call that sent it (issue 16).
+func TestReplayEndedFormation(t *testing.T) {
+	t.Parallel()
+	v := newStudioView(t)
+	v.m.mu.Lock()
+	s := v.m.snapshot()
+	v.m.mu.Unlock()
+	golden.Check(t, "studio-snapshot", indent(t, s))
+	if s.Live {
+		t.Error("snapshot of an ended formation says live")
+	}
+	var got []string
+	for _, m := range s.Members {
+		got = append(got, m.Name+" "+m.Capsule+"@"+m.Version+" "+m.State+" "+m.Exit)
+	}
+	if strings.Join(got, "; ") != "planner studio-planner@0.1.0 ended ok; coder studio-coder@0.1.0 ended ok; reviewer studio-reviewer@0.1.0 ended ok" {
+		t.Errorf("members = %q", got)
+	}
+	for _, c := range s.Calls {
+		if len(c.History) != 2 || c.History[0].State != "started" || c.History[1].State != "completed" || c.MemberTaskID == "" {
+			t.Errorf("call %s %s→%s history %+v, member task %q", c.ID, c.From, c.To, c.History, c.MemberTaskID)
+		}
+	}
+	for _, tk := range s.Tasks {
+		if tk.State != "completed" || tk.Member != "planner" && (tk.Caller == "" || tk.CallID == "") {
+			t.Errorf("task %s of %s: state %s, caller %q, call %q", tk.ID, tk.Member, tk.State, tk.Caller, tk.CallID)
+		}
+	}
+}
+
+// TestTimelineOfStudioTask: planner's task timeline lists its turns with
+// latency and tokens, its two call-member tool calls, both member calls
+// started and completed, the two waits for answers, and its end.
+func TestTimelineOfStudioTask(t *testing.T) {
+	t.Parallel()
+	v := newStudioView(t)
+	tl, err := v.m.timeline("planner", studioTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "studio-timeline", indent(t, tl))
+	if _, err := v.m.timeline("planner", "tsk_nope"); err != errNoTask {
+		t.Errorf("timeline of an unknown task: %v, want errNoTask", err)
+	}
+}

@@ -1,0 +1,135 @@
+package view
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// errNoTask is the timeline of a task the view does not know.
+var errNoTask = errors.New("no such task")
+
+// timeline reads member's task id back from its trace and lists it: turns
+// (inference calls with latency and tokens), tool calls with their status,
+// member calls, the waits for answers, and how the task ended.
+func (m *model) timeline(member, id string) (Timeline, error) {
+	m.mu.Lock()
+	t, ok := m.tasks[taskKey(member, id)]
+	var path string
+	var refs []ref
+	if ok {
+		path, refs = t.trace, append([]ref(nil), t.refs...)
+	}
+	m.mu.Unlock()
+	if !ok {
+		return Timeline{}, errNoTask
+	}
+	tl := Timeline{Member: member, TaskID: id, Items: []Item{}}
+	if len(refs) == 0 {
+		return tl, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Timeline{}, err
+	}
+	defer f.Close()
+	var prev int64
+	for _, rf := range refs {
+		line, err := readLine(f, rf.off, rf.n)
+		if err != nil {
+			return Timeline{}, fmt.Errorf("read %s at %d: %w", path, rf.off, err)
+		}
+		r, err := decodeRecord(line, rf.off)
+		if err != nil {
+			continue // it decoded when it was first read; a file rewritten since is not ours to show
+		}
+		if it, ok := item(r, prev); ok {
+			tl.Items = append(tl.Items, it)
+		}
+		prev = r.Timestamp
+	}
+	return tl, nil
+}
+
+// item renders one record of a task; prev is the timestamp of the task's
+// record before it (an inference call's latency is the time since then).
+func item(r *record, prev int64) (Item, bool) {
+	it := Item{At: r.Timestamp, Kind: r.EventType}
+	switch b := r.body.(type) {
+	case *taskReceived:
+		it.Title = "received at the door"
+		if b.CallerMember != "" {
+			it.Title, it.Member = "received from "+b.CallerMember, b.CallerMember
+		}
+		it.CallID = callOfMessage(b.MessageID)
+	case *taskStart:
+		it.Title = "started"
+		it.Detail = fmt.Sprintf("source %s, origin %s", b.Source, b.Origin)
+		it.Member = b.CallerMember
+	case *inference:
+		it.Turn = ptr(b.Turn)
+		it.Title = fmt.Sprintf("turn %d · inference (%s)", b.Turn, b.Choice)
+		it.Status = b.Decision
+		if b.ToolName != nil {
+			it.Detail = "asks for " + *b.ToolName
+		}
+		if prev > 0 {
+			it.MS = ptr(r.Timestamp - prev)
+		}
+		it.In, it.Out = ptr(b.InputTokens), ptr(b.OutputTokens)
+		if b.InputActual != nil {
+			it.In = ptr(*b.InputActual)
+		}
+		if b.OutputActual != nil {
+			it.Out = ptr(*b.OutputActual)
+		}
+	case *toolCall:
+		it.Turn = ptr(b.Turn)
+		it.Title = fmt.Sprintf("turn %d · tool %s", b.Turn, b.ToolName)
+		it.Status, it.MS, it.Detail = b.Status, ptr(b.DurationMS), b.Summary
+	case *shell:
+		it.Turn = ptr(b.Turn)
+		it.Title = fmt.Sprintf("turn %d · shell %s", b.Turn, b.Binary)
+		it.Status, it.MS = fmt.Sprintf("exit %d", b.ExitCode), ptr(b.DurationMS)
+	case *memberCallBusy:
+		it.Title = fmt.Sprintf("call to %s busy (offer %d)", b.Member, b.Offer)
+		it.Status, it.CallID, it.Member, it.MS, it.Detail = "busy", b.CallID, b.Member, ptr(b.WaitedMS), b.Message
+	case *memberCallStart:
+		it.Title = fmt.Sprintf("call to %s started", b.Member)
+		it.Status, it.CallID, it.Member = "started", b.CallID, b.Member
+		it.Detail = "its task " + b.MemberTaskID
+	case *memberCall:
+		it.Title = fmt.Sprintf("call to %s %s", b.Member, b.Status)
+		it.Status, it.CallID, it.Member, it.MS = b.Status, b.CallID, b.Member, ptr(b.DurationMS)
+		if !b.Delivered {
+			it.Detail = "not delivered"
+		}
+	case *taskContinued:
+		it.Title = fmt.Sprintf("waited for %d answer(s), continuation %d", len(b.MemberCalls), b.ContinuationNumber)
+		it.MS = ptr(b.WaitedMS)
+		it.Detail = strings.Join(b.MemberCalls, ", ")
+	case *inputRequest:
+		it.Title = "asked for input"
+		if r.EventType == "input_reply" {
+			it.Title = "input arrived"
+		}
+	case *taskFailed:
+		it.Turn = ptr(b.Turn)
+		it.Title, it.Status, it.Detail = "failed", b.Cause, b.Reason
+	case *taskCanceled:
+		it.Title, it.Status = "canceled", "phase "+b.Phase
+	case *taskRejected:
+		it.Title, it.Status = "rejected", b.Cause
+	case *taskEnd:
+		it.Title = "ended " + b.ExitStatus
+		it.Status, it.MS = b.ExitStatus, ptr(b.DurationMS)
+		it.In, it.Out = ptr(b.InputTokens), ptr(b.OutputTokens)
+		it.Detail = fmt.Sprintf("%d turn(s)", b.Turns)
+	default:
+		return Item{}, false
+	}
+	return it, true
+}
+
+func ptr[T any](v T) *T { return &v }
