@@ -26,6 +26,7 @@ var commands = []*command{
 	cmdNew,
 	cmdDoctor,
 	cmdTrace,
+	cmdView,
 	cmdToken,
 	cmdPs,
 	cmdStop,
