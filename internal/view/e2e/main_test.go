@@ -1,0 +1,262 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
+)
+
+// mur is the real binary, built once by TestMain.
+var mur string
+
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &mur)) }
+
+// project is one test's roster directory and $MURMUR_HOME, symlinks resolved.
+type project struct {
+	dir, home string
+}
+
+func newProject(t testing.TB) *project {
+	t.Helper()
+	root := testmur.TempDir(t)
+	p := &project{dir: filepath.Join(root, "project"), home: filepath.Join(root, "home")}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *project) env() []string { return testmur.Env(p.home) }
+
+// mur runs the real mur in the project directory to its end.
+func (p *project) mur(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(mur, args...)
+	cmd.Dir, cmd.Env = p.dir, p.env()
+	out, errOut, code := testmur.Exec(t, cmd)
+	if code != 0 {
+		t.Fatalf("mur %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// proc is a background mur started in a session of its own, so that every
+// process it starts can be found and ended.
+type proc struct {
+	cmd    *exec.Cmd
+	lines  chan string // stdout lines, in order; closed at EOF
+	stderr testmur.Buffer
+	done   chan struct{} // closed once reaped
+	err    error
+}
+
+func (p *project) start(t testing.TB, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(mur, args...)
+	cmd.Dir, cmd.Env = p.dir, p.env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	pr := &proc{cmd: cmd, lines: make(chan string, 8), done: make(chan struct{})} // lines: a readiness line or two, never many
+	cmd.Stderr = &pr.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			pr.lines <- sc.Text()
+		}
+		close(pr.lines)
+		pr.err = cmd.Wait()
+		close(pr.done)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-pr.done
+	})
+	return pr
+}
+
+// line decodes the next stdout line into v, failing the test at EOF.
+func (pr *proc) line(t testing.TB, v any) {
+	t.Helper()
+	s, ok := <-pr.lines
+	if !ok {
+		<-pr.done
+		t.Fatalf("%s ended (%v) before printing a line; stderr:\n%s", pr.cmd.Args[1], pr.err, pr.stderr.String())
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+}
+
+// stop sends SIGTERM, reaps the process and returns its exit code; it fails
+// the test if anything it started is still alive.
+func (pr *proc) stop(t testing.TB) int {
+	t.Helper()
+	_ = pr.cmd.Process.Signal(syscall.SIGTERM)
+	for range pr.lines {
+	}
+	<-pr.done
+	noneLeft(t, pr.cmd.Process.Pid)
+	var ee *exec.ExitError
+	if errors.As(pr.err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// formationLine and readiness are the launcher's two --json lines
+// (formations.md FCLI-1, capsule.md CLI-4).
+type formationLine struct {
+	FormationID string `json:"formation_id"`
+	Peers       []struct {
+		Name      string `json:"name"`
+		SessionID string `json:"session_id"`
+	} `json:"peers"`
+}
+
+type readiness struct {
+	URL        string `json:"url"`
+	RecordsDir string `json:"records_dir"`
+	SessionID  string `json:"session_id"`
+}
+
+// viewLine is mur view's --json line.
+type viewLine struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	PID  int    `json:"pid"`
+	URL  string `json:"url"`
+}
+
+// launch starts `mur run --roster . --json` in door mode (formations.md
+// LAUNCH-7) and reads its two lines.
+func (p *project) launch(t testing.TB) (*proc, formationLine, readiness) {
+	t.Helper()
+	l := p.start(t, "run", "--roster", ".", "--json")
+	var fl formationLine
+	var entry readiness
+	l.line(t, &fl)
+	l.line(t, &entry)
+	return l, fl, entry
+}
+
+// view starts `mur view <id> --json` and reads its line.
+func (p *project) view(t testing.TB, id string) (*proc, viewLine) {
+	t.Helper()
+	v := p.start(t, "view", id, "--json")
+	var vl viewLine
+	v.line(t, &vl)
+	if vl.ID != id || !strings.HasPrefix(vl.URL, "http://127.0.0.1:") || !strings.Contains(vl.URL, "/?token=") {
+		t.Fatalf("mur view --json = %+v", vl)
+	}
+	return v, vl
+}
+
+// operatorToken reads session ses's operator token with mur token, as a user would.
+func (p *project) operatorToken(t testing.TB, ses string) string {
+	t.Helper()
+	for _, line := range strings.Split(p.mur(t, "token", ses), "\n") {
+		if tok, ok := strings.CutPrefix(line, "operator "); ok {
+			return tok
+		}
+	}
+	t.Fatalf("mur token %s printed no operator token", ses)
+	return ""
+}
+
+// sendTask does what this curl does, and returns the task id:
+//
+//	curl -s "$URL" -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \
+//	  -H "Authorization: Bearer $TOKEN" -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage",
+//	  "params":{"message":{"messageId":"…","role":"ROLE_USER","parts":[{"text":"…"}]},
+//	  "configuration":{"returnImmediately":true}}}'
+func sendTask(t testing.TB, url, token, text string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{
+		"message":       map[string]any{"messageId": "msg-view-e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36), "role": "ROLE_USER", "parts": []any{map[string]any{"text": text}}},
+		"configuration": map[string]any{"returnImmediately": true},
+	}})
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result struct {
+			Task struct {
+				ID string `json:"id"`
+			} `json:"task"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || out.Result.Task.ID == "" {
+		t.Fatalf("SendMessage: %d %v %s", resp.StatusCode, err, out.Error)
+	}
+	return out.Result.Task.ID
+}
+
+// noneLeft fails unless no live (non-zombie) process remains in session
+// sid. A process just killed may take a moment to leave /proc, and no event
+// reports a stranger's exit, so it is looked at again for up to 10 s.
+func noneLeft(t testing.TB, sid int) {
+	t.Helper()
+	var left []string
+	for range 200 {
+		if left = matching(func(stat []string, _ []byte) bool { s, _ := strconv.Atoi(stat[3]); return s == sid }); len(left) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("processes left behind in session %d: %v", sid, left)
+}
+
+// matching lists the live processes whose stat fields (from field 3, the
+// state) and command line satisfy keep.
+func matching(keep func(stat []string, cmdline []byte) bool) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
+		if len(f) < 4 || f[0] == "Z" {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if keep(f, cmdline) {
+			out = append(out, fmt.Sprintf("%s %s", e.Name(), b[:i+1]))
+		}
+	}
+	return out
+}
