@@ -5,7 +5,7 @@
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const NODE_W = 210, NODE_H = 80, COL_GAP = 110, ROW_GAP = 36, MAX_ROWS = 6, PAD = 30;
+const NODE_W = 210, NODE_H = 80, COL_GAP = 130, ROW_GAP = 40, MAX_ROWS = 6, PAD = 30;
 const BAD = new Set(["failed", "timed_out", "no_answer", "unreachable", "rejected", "canceled", "abandoned"]);
 const MAX_CALL_ROWS = 400;
 
@@ -113,43 +113,39 @@ function layout() {
   }
   const cols = [];
   for (const l of layers) if (l) for (let i = 0; i < l.length; i += MAX_ROWS) cols.push(l.slice(i, i + MAX_ROWS));
+  // Every column sits on one grid of rows, each centred by whole rows, so the
+  // gaps between rows line up across columns and an edge can run along one.
   const rows = Math.max(1, ...cols.map((c) => c.length));
-  const height = PAD * 2 + rows * NODE_H + (rows - 1) * ROW_GAP;
+  const height = PAD * 2 + rows * NODE_H + (rows - 1) * ROW_GAP + NODE_H; // a row's room above for edges that pass over
   const pos = new Map();
   cols.forEach((col, ci) => {
-    const colH = col.length * NODE_H + (col.length - 1) * ROW_GAP;
+    const first = Math.floor((rows - col.length) / 2);
     col.forEach((n, ri) => {
-      pos.set(n, { x: PAD + ci * (NODE_W + COL_GAP) + NODE_W / 2, y: (height - colH) / 2 + ri * (NODE_H + ROW_GAP) + NODE_H / 2 });
+      pos.set(n, { x: PAD + ci * (NODE_W + COL_GAP) + NODE_W / 2, y: PAD + NODE_H + (first + ri) * (NODE_H + ROW_GAP) + NODE_H / 2 });
     });
   });
   const width = PAD * 2 + Math.max(1, cols.length) * NODE_W + Math.max(0, cols.length - 1) * COL_GAP + 80;
   return { pos, width, height };
 }
 
-// path from a to b, shifted by off pixels, and a point on it for a label.
-// An edge that skips a column arcs over the nodes between.
+// route is the path from a to b, shifted by off pixels, and a point on it
+// for a label. An edge to the next column is one curve; an edge that passes
+// columns runs along the gap above b's row, so it crosses no node.
 function route(a, b, off) {
-  const half = NODE_W / 2;
-  let x1, x2, c1x, c2x, c1y, c2y;
+  const half = NODE_W / 2, q = COL_GAP / 4;
   const y1 = a.y + off, y2 = b.y + off;
-  c1y = y1; c2y = y2;
   if (Math.abs(a.x - b.x) < 1) { // same column: bow out to the right
-    x1 = a.x + half; x2 = b.x + half + 2;
-    c1x = x1 + 80 + off; c2x = x2 + 80 + off;
-  } else if (b.x > a.x) {
-    x1 = a.x + half; x2 = b.x - half - 2;
-    c1x = x1 + (x2 - x1) / 2; c2x = c1x;
-    if (b.x - a.x > NODE_W + COL_GAP + 1) { // skips a column: arc above
-      const top = Math.min(y1, y2) - NODE_H * 1.1 - off;
-      c1x = x1 + 60; c2x = x2 - 60; c1y = top; c2y = top;
-    }
-  } else {
-    x1 = a.x - half; x2 = b.x + half + 2;
-    c1x = x1 - (x1 - x2) / 2; c2x = c1x;
+    const x1 = a.x + half, x2 = b.x + half + 2;
+    return { d: `M${x1},${y1} C${x1 + 80 + off},${y1} ${x2 + 80 + off},${y2} ${x2},${y2}`, mx: x1 + 60 + off, my: (y1 + y2) / 2 };
   }
-  const mx = 0.125 * x1 + 0.375 * c1x + 0.375 * c2x + 0.125 * x2;
-  const my = 0.125 * y1 + 0.375 * c1y + 0.375 * c2y + 0.125 * y2;
-  return { d: `M${x1},${y1} C${c1x},${c1y} ${c2x},${c2y} ${x2},${y2}`, mx, my };
+  if (b.x > a.x && b.x - a.x > NODE_W + COL_GAP + 1) {
+    const x1 = a.x + half, x2 = b.x - half - 2, gy = b.y - NODE_H / 2 - ROW_GAP / 2 + off / 2;
+    const ax = x1 + COL_GAP / 2, bx = x2 - COL_GAP / 2;
+    return { d: `M${x1},${y1} C${x1 + q},${y1} ${ax - q},${gy} ${ax},${gy} L${bx},${gy} C${bx + q},${gy} ${x2 - q},${y2} ${x2},${y2}`, mx: (ax + bx) / 2, my: gy };
+  }
+  const x1 = b.x > a.x ? a.x + half : a.x - half, x2 = b.x > a.x ? b.x - half - 2 : b.x + half + 2;
+  const cx = (x1 + x2) / 2;
+  return { d: `M${x1},${y1} C${cx},${y1} ${cx},${y2} ${x2},${y2}`, mx: cx, my: (y1 + y2) / 2 };
 }
 
 let L = { pos: new Map(), width: 400, height: 200 };
@@ -228,6 +224,7 @@ function updateArrow(c) {
   g.setAttribute("data-call", c.id);
   g.setAttribute("data-at", String(c.at));
   g.setAttribute("data-history", c.history.map((s) => s.state).join(" "));
+  if (c.history.length) g.setAttribute("data-step-at", String(c.history[c.history.length - 1].at)); // when its trace recorded the state shown
   if (g.getAttribute("data-state") !== c.state) g.setAttribute("data-state", c.state);
   g.setAttribute("aria-label", `call ${c.id} from ${c.from} to ${c.to}: ${callLabel(c)}` + (n > 1 ? ` (${n} calls on this edge)` : ""));
   const p = g.querySelector("path");
@@ -235,7 +232,7 @@ function updateArrow(c) {
   p.setAttribute("marker-end", `url(#m-${cls.slice(2)})`);
   const t = g.querySelector("text");
   t.setAttribute("x", r.mx); t.setAttribute("y", r.my - 6);
-  t.textContent = callLabel(c) + (n > 1 ? ` · ${n} calls` : "");
+  t.textContent = callLabel(c) + (n > 1 ? ` ×${n}` : "");
 }
 
 function renderArrows() {

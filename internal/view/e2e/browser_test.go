@@ -90,7 +90,7 @@ func browser(t testing.TB, timeout time.Duration) context.Context {
 
 // screenshot saves the tab's 1280×800 viewport as a PNG under the test's
 // artifact directory (go test -artifacts keeps it) and returns its path.
-func screenshot(t *testing.T, tab context.Context, name string) string {
+func screenshot(t testing.TB, tab context.Context, name string) string {
 	t.Helper()
 	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
 	if err != nil {
