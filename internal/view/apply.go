@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // session is one member session the view follows: its trace and, while it
@@ -66,7 +68,7 @@ func (m *model) apply(s *session, recs []*record) {
 }
 
 func (m *model) applyOne(s *session, r *record) {
-	if ss, ok := r.body.(*sessionStart); ok {
+	if ss, ok := r.body.(trace.SessionStart); ok {
 		m.applyStart(s, ss)
 		return
 	}
@@ -81,44 +83,37 @@ func (m *model) applyOne(s *session, r *record) {
 		t.last = at
 	}
 	switch b := r.body.(type) {
-	case *sessionEnd:
+	case trace.SessionEnd:
 		s.ended = true
 		ms := m.member(name)
 		ms.ended, ms.Exit = true, b.ExitStatus
 		m.touchMember(name)
-	case *taskReceived:
+	case trace.A2ATaskReceived:
 		t := m.task(name, b.TaskID, s.trace, at)
 		m.linkCaller(t, b.CallerMember, callOfMessage(b.MessageID))
 		m.setTaskState(t, "submitted", at, "")
-	case *taskStart:
+	case trace.TaskStart:
 		t := m.task(name, b.TaskID, s.trace, at)
 		m.linkCaller(t, b.CallerMember, "")
 		t.Source = b.Source
 		m.setTaskState(t, "working", at, "")
-	case *inference:
+	case trace.Inference:
 		t := m.task(name, b.TaskID, s.trace, at)
-		t.Turns = max(t.Turns, b.Turn+1)
+		t.Turns = max(t.Turns, int64(b.Turn)+1)
 		t.InputTokens += b.InputTokens
 		t.OutputTokens += b.OutputTokens
-	case *inputRequest:
-		t := m.task(name, b.TaskID, s.trace, at)
-		if r.EventType == "input_request" {
-			m.setTaskState(t, "input-required", at, "")
-		} else {
-			m.setTaskState(t, "working", at, "input arrived")
-		}
-	case *memberCallBusy:
+	case trace.MemberCallBusy:
 		c := m.call(b.CallID, name, b.Member, b.TaskID, at)
 		c.Offers = max(c.Offers, b.Offer)
 		m.setCallState(c, "busy", at, fmt.Sprintf("offer %d refused: %s", b.Offer, b.Message))
-	case *memberCallStart:
+	case trace.MemberCallStart:
 		c := m.call(b.CallID, name, b.Member, b.TaskID, at)
 		c.MemberTaskID = b.MemberTaskID
 		m.setCallState(c, "started", at, "")
 		if t, ok := m.tasks[taskKey(b.Member, b.MemberTaskID)]; ok {
 			m.linkCaller(t, name, b.CallID)
 		}
-	case *memberCall:
+	case trace.MemberCall:
 		c := m.call(b.CallID, name, b.Member, b.TaskID, at)
 		if b.MemberTaskID != "" {
 			c.MemberTaskID = b.MemberTaskID
@@ -130,12 +125,12 @@ func (m *model) applyOne(s *session, r *record) {
 			note = "not delivered"
 		}
 		m.setCallState(c, b.Status, at, note)
-	case *taskRejected:
+	case trace.TaskRejected:
 		t := m.task(name, b.TaskID, s.trace, at)
 		m.setTaskState(t, "rejected", at, b.Cause)
-	case *taskEnd:
+	case trace.TaskEnd:
 		t := m.task(name, b.TaskID, s.trace, at)
-		t.Exit, t.Turns, t.InputTokens, t.OutputTokens = b.ExitStatus, b.Turns, b.InputTokens, b.OutputTokens
+		t.Exit, t.Turns, t.InputTokens, t.OutputTokens = b.ExitStatus, int64(b.Turns), b.InputTokens, b.OutputTokens
 		note := b.ExitStatus
 		if note == "ok" {
 			note = ""
@@ -146,7 +141,7 @@ func (m *model) applyOne(s *session, r *record) {
 
 // applyStart names the session's member from session_start (TRC-1): its
 // formation_member, or its capsule's name outside a formation.
-func (m *model) applyStart(s *session, ss *sessionStart) {
+func (m *model) applyStart(s *session, ss trace.SessionStart) {
 	if s.started {
 		return // TRACE-4: one per session; the first counts
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // errNoTask is the timeline of a task the view does not know.
@@ -57,18 +59,18 @@ func (m *model) timeline(member, id string) (Timeline, error) {
 func item(r *record, prev int64) (Item, bool) {
 	it := Item{At: r.Timestamp, Kind: r.EventType}
 	switch b := r.body.(type) {
-	case *taskReceived:
+	case trace.A2ATaskReceived:
 		it.Title = "received at the door"
 		if b.CallerMember != "" {
 			it.Title, it.Member = "received from "+b.CallerMember, b.CallerMember
 		}
 		it.CallID = callOfMessage(b.MessageID)
-	case *taskStart:
+	case trace.TaskStart:
 		it.Title = "started"
 		it.Detail = fmt.Sprintf("source %s, origin %s", b.Source, b.Origin)
 		it.Member = b.CallerMember
-	case *inference:
-		it.Turn = ptr(b.Turn)
+	case trace.Inference:
+		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · inference (%s)", b.Turn, b.Choice)
 		it.Status = b.Decision
 		if b.ToolName != nil {
@@ -78,50 +80,45 @@ func item(r *record, prev int64) (Item, bool) {
 			it.MS = ptr(r.Timestamp - prev)
 		}
 		it.In, it.Out = ptr(b.InputTokens), ptr(b.OutputTokens)
-		if b.InputActual != nil {
-			it.In = ptr(*b.InputActual)
+		if b.InputTokensActual != nil {
+			it.In = ptr(*b.InputTokensActual)
 		}
-		if b.OutputActual != nil {
-			it.Out = ptr(*b.OutputActual)
+		if b.OutputTokensActual != nil {
+			it.Out = ptr(*b.OutputTokensActual)
 		}
-	case *toolCall:
-		it.Turn = ptr(b.Turn)
+	case trace.ToolCall:
+		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · tool %s", b.Turn, b.ToolName)
 		it.Status, it.MS, it.Detail = b.Status, ptr(b.DurationMS), b.Summary
-	case *shell:
-		it.Turn = ptr(b.Turn)
+	case trace.Shell:
+		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · shell %s", b.Turn, b.Binary)
 		it.Status, it.MS = fmt.Sprintf("exit %d", b.ExitCode), ptr(b.DurationMS)
-	case *memberCallBusy:
+	case trace.MemberCallBusy:
 		it.Title = fmt.Sprintf("call to %s busy (offer %d)", b.Member, b.Offer)
 		it.Status, it.CallID, it.Member, it.MS, it.Detail = "busy", b.CallID, b.Member, ptr(b.WaitedMS), b.Message
-	case *memberCallStart:
+	case trace.MemberCallStart:
 		it.Title = fmt.Sprintf("call to %s started", b.Member)
 		it.Status, it.CallID, it.Member = "started", b.CallID, b.Member
 		it.Detail = "its task " + b.MemberTaskID
-	case *memberCall:
+	case trace.MemberCall:
 		it.Title = fmt.Sprintf("call to %s %s", b.Member, b.Status)
 		it.Status, it.CallID, it.Member, it.MS = b.Status, b.CallID, b.Member, ptr(b.DurationMS)
 		if !b.Delivered {
 			it.Detail = "not delivered"
 		}
-	case *taskContinued:
+	case trace.TaskContinued:
 		it.Title = fmt.Sprintf("waited for %d answer(s), continuation %d", len(b.MemberCalls), b.ContinuationNumber)
 		it.MS = ptr(b.WaitedMS)
 		it.Detail = strings.Join(b.MemberCalls, ", ")
-	case *inputRequest:
-		it.Title = "asked for input"
-		if r.EventType == "input_reply" {
-			it.Title = "input arrived"
-		}
-	case *taskFailed:
-		it.Turn = ptr(b.Turn)
+	case trace.TaskFailed:
+		it.Turn = ptr(int64(b.Turn))
 		it.Title, it.Status, it.Detail = "failed", b.Cause, b.Reason
-	case *taskCanceled:
+	case trace.TaskCanceled:
 		it.Title, it.Status = "canceled", "phase "+b.Phase
-	case *taskRejected:
+	case trace.TaskRejected:
 		it.Title, it.Status = "rejected", b.Cause
-	case *taskEnd:
+	case trace.TaskEnd:
 		it.Title = "ended " + b.ExitStatus
 		it.Status, it.MS = b.ExitStatus, ptr(b.DurationMS)
 		it.In, it.Out = ptr(b.InputTokens), ptr(b.OutputTokens)
