@@ -1,7 +1,9 @@
 // Package docs holds mur's user-facing reference, as Markdown beside this
 // file: manifest.md (every murmur.yaml key), roster.md (every roster.yaml
-// key) and requirements.md (every requirement ID the code cites, with a
-// one-line summary). It has no code; its tests keep the reference true:
+// key), view.md (mur view's flags, --json line, HTTP endpoints and JSON
+// fields; internal/view's TestWireReference keeps it true) and
+// requirements.md (every requirement ID the code cites, with a one-line
+// summary). It has no code; its tests keep the reference true:
 //
 //   - TestManifestReference and TestRosterReference compare the keys the
 //     reference documents with the keys the decoders take
