@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // runEnv is one process test of `mur run`: a MURMUR_HOME and a capsule dir.
@@ -120,24 +120,11 @@ var (
 	sesRe     = regexp.MustCompile(`ses_[0-9a-f]{32}`)
 )
 
-// traceTypes reads the event types of a records directory's trace.
+// traceTypes reads the event types of a records directory's trace, every
+// line checked against its record type (tracetest).
 func traceTypes(t *testing.T, recordsDir string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(recordsDir, "trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var m struct {
-			Type string `json:"event_type"`
-		}
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m.Type)
-	}
-	return out
+	return tracetest.Types(tracetest.Records(t, recordsDir))
 }
 
 func count(ss []string, s string) int {

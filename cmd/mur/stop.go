@@ -18,6 +18,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // cmdStop is `mur stop <session>` (capsule.md CLI-13); `mur stop <frm_id>` is
@@ -267,16 +268,19 @@ func scanTaskEnding(path, id string, off int64) (bool, int64) {
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1 // a partial last line waits for the next look
 	for _, line := range bytes.Split(data[:end], []byte("\n")) {
-		var ev struct {
-			EventType string `json:"event_type"`
-			TaskID    string `json:"task_id"`
-			Phase     string `json:"phase"`
-		}
-		if json.Unmarshal(line, &ev) != nil || ev.TaskID != id {
+		l, err := trace.ParseLine(line)
+		if err != nil {
 			continue
 		}
-		if ev.EventType == "task_end" || ev.EventType == "task_canceled" && ev.Phase == "queued" {
-			return true, off + int64(end)
+		switch r, _, _ := l.Record(); r := r.(type) {
+		case trace.TaskEnd:
+			if r.TaskID == id {
+				return true, off + int64(end)
+			}
+		case trace.TaskCanceled:
+			if r.TaskID == id && r.Phase == "queued" {
+				return true, off + int64(end)
+			}
 		}
 	}
 	return false, off + int64(end)

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // formationMembersWait is how long `mur stop <frm>` waits for every member
@@ -208,23 +209,21 @@ func memberEnding(r *running.Record, alive map[string]bool) string {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
-			var ev struct {
-				EventType  string `json:"event_type"`
-				ExitStatus string `json:"exit_status"`
-			}
-			if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			l, err := trace.ParseLine(sc.Bytes())
+			if err != nil {
 				continue
 			}
-			switch ev.EventType {
+			switch l.EventType {
 			case "formation_ended":
 				formationEnded = true
-			case "spawner_ended":
+			case "spawner_ended": // a delegated child's (formations.md FCLI-6); no type in this build
 				spawnerEnded = true
 			case "session_end":
-				sessionEnd = ev.ExitStatus
-				if sessionEnd == "" {
-					sessionEnd = "unknown"
+				se, err := trace.As[trace.SessionEnd](l)
+				if err != nil {
+					continue
 				}
+				sessionEnd = cmp.Or(se.ExitStatus, "unknown")
 			}
 		}
 	}

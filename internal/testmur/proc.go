@@ -2,7 +2,6 @@ package testmur
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -128,34 +127,4 @@ func TempDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return root
-}
-
-// Records reads the trace.jsonl of the records directory dir, one decoded
-// object per line, failing t on a line that is not JSON.
-func Records(t testing.TB, dir string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// OfType keeps the records whose event_type is typ.
-func OfType(recs []map[string]any, typ string) []map[string]any {
-	var out []map[string]any
-	for _, r := range recs {
-		if r["event_type"] == typ {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // murBin is the real mur binary, built once by TestMain.
@@ -106,39 +107,55 @@ func (c *capsule) run(t *testing.T, task string) (r readiness, stderr string, co
 // runtimeDir is the session's runtime directory (SES-3).
 func (r readiness) runtimeDir() string { return filepath.Join(r.Workdir, ".murmur", r.SessionID) }
 
-// records and ofType read a session's trace.jsonl (internal/testmur).
-var (
-	records = testmur.Records
-	ofType  = testmur.OfType
-)
+// records reads a session's trace.jsonl, every line checked against its
+// record type (runtime/trace/tracetest).
+var records = tracetest.Records
 
-// index is the position of the record with event id id.
-func index(recs []map[string]any, id any) int {
+// of decodes a trace's records of type T, in file order.
+func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
+	t.Helper()
+	return tracetest.OfType[T](t, recs)
+}
+
+// index is the position of the line with event id id.
+func index(recs []trace.Line, id string) int {
 	for i, r := range recs {
-		if r["event_id"] == id {
+		if r.EventID == id {
 			return i
 		}
 	}
 	return -1
 }
 
+// parent is a line's parent_id, "" for none.
+func parent(l trace.Line) string {
+	if l.ParentID == nil {
+		return ""
+	}
+	return *l.ParentID
+}
+
 // call is one tool_call: the tool, what the model got (trace.capture:
 // content) and its status.
 type call struct{ tool, output, status string }
 
-func calls(recs []map[string]any) []call {
+func calls(t testing.TB, recs []trace.Line) []call {
+	t.Helper()
 	var out []call
-	for _, r := range ofType(recs, "tool_call") {
-		o, _ := r["output"].(string)
-		out = append(out, call{tool: r["tool_name"].(string), output: o, status: r["status"].(string)})
+	for _, r := range of[trace.ToolCall](t, recs) {
+		o := ""
+		if r.Output != nil {
+			o = *r.Output
+		}
+		out = append(out, call{tool: r.ToolName, output: o, status: r.Status})
 	}
 	return out
 }
 
 // blob reads the body behind a TRACE-5 hash (trace.capture: content).
-func blob(t *testing.T, dir string, sha any) string {
+func blob(t *testing.T, dir, sha string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "blobs", fmt.Sprint(sha)))
+	b, err := os.ReadFile(filepath.Join(dir, "blobs", sha))
 	if err != nil {
 		t.Fatal(err)
 	}

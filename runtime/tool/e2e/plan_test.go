@@ -11,6 +11,8 @@ import (
 
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tool/plan"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 const plannerManifest = `name: planner
@@ -90,7 +92,7 @@ rules:
 		t.Fatalf("mur run exited %d: %s", code, stderr)
 	}
 	recs := records(t, r.RecordsDir)
-	got := calls(recs)
+	got := calls(t, recs)
 	if len(got) != 3 {
 		t.Fatalf("tool calls = %q", got)
 	}
@@ -132,27 +134,30 @@ rules:
 	}
 
 	// PLAN-8: per plan, plan_start and plan_end under its turn.
-	starts, ends := ofType(recs, "plan_start"), ofType(recs, "plan_end")
-	infs := ofType(recs, "inference")
+	starts, ends, endLines := tracetest.Lines[trace.PlanStart](recs), of[trace.PlanEnd](t, recs), tracetest.Lines[trace.PlanEnd](recs)
+	infs, infLines := of[trace.Inference](t, recs), tracetest.Lines[trace.Inference](recs)
 	if len(starts) != 3 || len(ends) != 3 {
 		t.Fatalf("%d plan_start, %d plan_end", len(starts), len(ends))
 	}
 	for i, w := range []struct{ plan, outcome, failed string }{{"ship", "completed", ""}, {"stop", "failed", "a"}, {"loop", "failed", "plan"}} {
 		end := ends[i]
-		failed, _ := end["failed_step"].(string)
-		if end["plan_id"] != w.plan || end["outcome"] != w.outcome || failed != w.failed || end["parent_id"] != infs[i]["event_id"] ||
-			starts[i]["parent_id"] != infs[i]["event_id"] {
-			t.Errorf("plan_end[%d] = %v", i, end)
+		failed := ""
+		if end.FailedStep != nil {
+			failed = *end.FailedStep
+		}
+		if end.PlanID != w.plan || end.Outcome != w.outcome || failed != w.failed || parent(endLines[i]) != infLines[i].EventID ||
+			parent(starts[i]) != infLines[i].EventID {
+			t.Errorf("plan_end[%d] = %s", i, endLines[i].Raw)
 		}
 	}
-	if n := len(ofType(recs, "plan_step_start")); n != 8 { // list, say, status, bad-skip, bad-continue ×2, after, a
+	if n := len(of[trace.PlanStepStart](t, recs)); n != 8 { // list, say, status, bad-skip, bad-continue ×2, after, a
 		t.Errorf("%d plan_step_start records, want 8", n)
 	}
 	// The steps' shell records count as the session's shell calls (TRACE-4).
-	shells := ofType(recs, "shell")
-	end := ofType(recs, "session_end")[0]
-	if len(shells) != 7 || end["total_shell_calls"] != float64(len(shells)) || end["total_tool_calls"] != float64(3) {
-		t.Errorf("%d shell records; session_end = %v", len(shells), end)
+	shells := of[trace.Shell](t, recs)
+	end := of[trace.SessionEnd](t, recs)[0]
+	if len(shells) != 7 || end.TotalShellCalls != len(shells) || end.TotalToolCalls != 3 {
+		t.Errorf("%d shell records; session_end = %+v", len(shells), end)
 	}
 	for n := 1; n <= 3; n++ {
 		if _, err := os.Stat(filepath.Join(r.runtimeDir(), "plans", "plan-"+string(rune('0'+n))+".json")); err != nil {
@@ -160,7 +165,7 @@ rules:
 		}
 	}
 	// STAGE-4: the plan guidance closes the system prompt.
-	if sys := blob(t, r.RecordsDir, infs[0]["system_sha"]); !strings.HasSuffix(sys, "\n\nYou plan.\n\n"+plan.Guidance) {
+	if sys := blob(t, r.RecordsDir, infs[0].SystemSHA); !strings.HasSuffix(sys, "\n\nYou plan.\n\n"+plan.Guidance) {
 		t.Errorf("system prompt:\n%s", sys)
 	}
 }
@@ -214,18 +219,18 @@ rules:
 		t.Errorf("mur run exited %d, want 1 (canceled); stderr %s", code, stderr.String())
 	}
 	recs := records(t, r.RecordsDir)
-	ends, steps := ofType(recs, "plan_end"), ofType(recs, "plan_step")
-	if len(ends) != 1 || ends[0]["outcome"] != "canceled" || ends[0]["reason"] != "the task running this plan was cancelled" ||
-		ends[0]["failed_step"] != nil {
-		t.Errorf("plan_end = %v", ends)
+	ends, steps := of[trace.PlanEnd](t, recs), of[trace.PlanStep](t, recs)
+	if len(ends) != 1 || ends[0].Outcome != "canceled" || ends[0].Reason == nil || *ends[0].Reason != "the task running this plan was cancelled" ||
+		ends[0].FailedStep != nil {
+		t.Errorf("plan_end = %v", tracetest.Lines[trace.PlanEnd](recs))
 	}
-	if len(steps) != 1 || steps[0]["step_id"] != "wait" || steps[0]["status"] != "failed" {
-		t.Errorf("plan_step = %v", steps)
+	if len(steps) != 1 || steps[0].StepID != "wait" || steps[0].Status != "failed" {
+		t.Errorf("plan_step = %+v", steps)
 	}
-	if tc := ofType(recs, "task_canceled"); len(tc) != 1 || tc[0]["phase"] != "plan" {
-		t.Errorf("task_canceled = %v", tc)
+	if tc := of[trace.TaskCanceled](t, recs); len(tc) != 1 || tc[0].Phase != "plan" {
+		t.Errorf("task_canceled = %+v", tc)
 	}
-	if got := calls(recs); len(got) != 1 || got[0].status != "error" || decodeReport(t, got[0].output).Completed {
+	if got := calls(t, recs); len(got) != 1 || got[0].status != "error" || decodeReport(t, got[0].output).Completed {
 		t.Errorf("tool calls = %+v", got)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 const pullerManifest = `name: puller
@@ -66,47 +69,47 @@ rules:
 		{"tool-edit", removed, "error"},
 		{"submit-plan", "tool 'submit-plan' does not exist in this session: it exists only when the capsule declares capabilities.plan.submit", "error"},
 	}
-	if got := calls(recs); !slices.Equal(got, want) {
+	if got := calls(t, recs); !slices.Equal(got, want) {
 		t.Errorf("tool calls:\n%q\nwant\n%q", got, want)
 	}
 
 	// PULL-6: artifact_pulled under the turn that pulled; tools_refreshed
 	// (trigger agent) right before the next inference call, each time.
-	pulled := ofType(recs, "artifact_pulled")
-	infs := ofType(recs, "inference")
-	if len(pulled) != 1 || pulled[0]["parent_id"] != infs[0]["event_id"] || pulled[0]["name"] != "murmur/tool-edit" ||
-		pulled[0]["version"] != "1.0.0" || pulled[0]["runtime"] != "tool" || pulled[0]["session"] != r.SessionID {
-		t.Errorf("artifact_pulled = %v", pulled)
+	pulled, pulledLines := of[trace.ArtifactPulled](t, recs), tracetest.Lines[trace.ArtifactPulled](recs)
+	infs, infLines := of[trace.Inference](t, recs), tracetest.Lines[trace.Inference](recs)
+	if len(pulled) != 1 || parent(pulledLines[0]) != infLines[0].EventID || pulled[0].Name != "murmur/tool-edit" ||
+		pulled[0].Version != "1.0.0" || pulled[0].Runtime != "tool" || pulled[0].Session != r.SessionID {
+		t.Errorf("artifact_pulled = %+v", pulled)
 	}
-	refreshed := ofType(recs, "tools_refreshed")
+	refreshed, refreshedLines := of[trace.ToolsRefreshed](t, recs), tracetest.Lines[trace.ToolsRefreshed](recs)
 	if len(refreshed) != 2 {
-		t.Fatalf("tools_refreshed = %v", refreshed)
+		t.Fatalf("tools_refreshed = %+v", refreshed)
 	}
 	for i, w := range []struct {
 		added, removed, tools string
-		turn                  float64
+		turn                  int
 	}{
 		{"tool-edit", "", "pull-artifact,remove-artifact,session-status,tool-edit", 1},
 		{"", "tool-edit", "pull-artifact,remove-artifact,session-status", 3},
 	} {
 		rec := refreshed[i]
-		if rec["trigger"] != "agent" || join(rec["added"]) != w.added || join(rec["removed"]) != w.removed ||
-			join(rec["tools"]) != w.tools || rec["turn"] != w.turn || rec["task_id"] == nil {
-			t.Errorf("tools_refreshed[%d] = %v", i, rec)
+		if rec.Trigger != "agent" || strings.Join(rec.Added, ",") != w.added || strings.Join(rec.Removed, ",") != w.removed ||
+			strings.Join(rec.Tools, ",") != w.tools || rec.Turn != w.turn || rec.TaskID == "" {
+			t.Errorf("tools_refreshed[%d] = %+v", i, rec)
 		}
-		next := index(recs, rec["event_id"]) + 1
-		if recs[next]["event_type"] != "inference" || recs[next]["turn"] != w.turn {
-			t.Errorf("tools_refreshed[%d] is followed by %v, not the inference call of turn %v", i, recs[next], w.turn)
+		next := recs[index(recs, refreshedLines[i].EventID)+1]
+		if inf, err := trace.As[trace.Inference](next); err != nil || inf.Turn != w.turn {
+			t.Errorf("tools_refreshed[%d] is followed by %s, not the inference call of turn %v", i, next.Raw, w.turn)
 		}
 	}
 	// The inventory sent: without tool-edit, with it from the next turn, then without.
 	for i, has := range []bool{false, true, true, false, false} {
-		tools := blob(t, r.RecordsDir, infs[i]["tools_sha"])
+		tools := blob(t, r.RecordsDir, infs[i].ToolsSHA)
 		if strings.Contains(tools, `"name":"tool-edit"`) != has {
 			t.Errorf("turn %d's tools hold tool-edit: %v, want %v", i, !has, has)
 		}
 	}
-	if sys := blob(t, r.RecordsDir, infs[0]["system_sha"]); strings.Contains(sys, "[Plans]") {
+	if sys := blob(t, r.RecordsDir, infs[0].SystemSHA); strings.Contains(sys, "[Plans]") {
 		t.Errorf("plan guidance without capabilities.plan.submit:\n%s", sys)
 	}
 
@@ -156,7 +159,7 @@ rules:
 	if code != 0 {
 		t.Fatalf("mur run exited %d: %s", code, stderr)
 	}
-	got := calls(records(t, r.RecordsDir))
+	got := calls(t, records(t, r.RecordsDir))
 	var b strings.Builder
 	for _, cl := range got {
 		if cl.status != "error" && cl.tool == "pull-artifact" || strings.Contains(cl.output, "<untrusted-content") && cl.status == "error" {
@@ -183,16 +186,7 @@ rules:
 	if lock, _ := os.ReadFile(filepath.Join(c.dir, "murmur.lock")); string(lock) != pin {
 		t.Errorf("a refusal rewrote murmur.lock:\n%s", lock)
 	}
-	if recs := records(t, r.RecordsDir); len(ofType(recs, "artifact_pulled")) != 0 || len(ofType(recs, "tools_refreshed")) != 0 {
+	if recs := records(t, r.RecordsDir); len(of[trace.ArtifactPulled](t, recs)) != 0 || len(of[trace.ToolsRefreshed](t, recs)) != 0 {
 		t.Error("a refusal wrote artifact_pulled or tools_refreshed")
 	}
-}
-
-func join(v any) string {
-	l, _ := v.([]any)
-	var s []string
-	for _, x := range l {
-		s = append(s, x.(string))
-	}
-	return strings.Join(s, ",")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // abandonAsync runs Abandon on its own goroutine, for a test that must
@@ -91,7 +92,7 @@ func TestAbandon(t *testing.T) {
 						t.Errorf("CancelTask id %q", p.ID)
 					}
 				}
-				if n := len(f.records(t, "member_call_busy")); n != c.busyRec {
+				if n := len(tracetest.OfType[trace.MemberCallBusy](t, f.lines(t))); n != c.busyRec {
 					t.Errorf("%d member_call_busy from re-offers, want %d", n, c.busyRec)
 				}
 				if got := f.ts.NoAnswerBelow(); len(got) != 1 || got[0] != (a2a.NoAnswerEntry{Member: "worker", Status: "abandoned"}) {

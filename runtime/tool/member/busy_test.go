@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // replies answers the nth request with rs[n-1], repeating the last.
@@ -67,21 +68,22 @@ func TestBusyThenTaken(t *testing.T) {
 			t.Errorf("outstanding %d, %q", s.Outstanding(), s.WaitingText())
 		}
 		waitOut(t, s, 100*time.Millisecond)
-		busyRecs := f.records(t, "member_call_busy")
+		lines := f.lines(t)
+		busyRecs := tracetest.OfType[trace.MemberCallBusy](t, lines)
 		if len(busyRecs) != 2 {
 			t.Fatalf("%d member_call_busy in the trace, want offers 2 and 3", len(busyRecs))
 		}
-		for i, want := range []float64{1000, 3000} { // 1 s after the first refusal, then 2 s
-			if busyRecs[i]["offer"] != float64(i+2) || busyRecs[i]["waited_ms"] != want || busyRecs[i]["call_id"] != id {
-				t.Errorf("member_call_busy %d = %v, want offer %d waited_ms %v", i, busyRecs[i], i+2, want)
+		for i, want := range []int64{1000, 3000} { // 1 s after the first refusal, then 2 s
+			if busyRecs[i].Offer != i+2 || busyRecs[i].WaitedMS != want || busyRecs[i].CallID != id {
+				t.Errorf("member_call_busy %d = %+v, want offer %d waited_ms %v", i, busyRecs[i], i+2, want)
 			}
 		}
-		if st := f.records(t, "member_call_start"); len(st) != 1 || st[0]["member_task_id"] != "tsk_w" {
-			t.Errorf("member_call_start = %v", st)
+		if st := tracetest.OfType[trace.MemberCallStart](t, lines); len(st) != 1 || st[0].MemberTaskID != "tsk_w" {
+			t.Errorf("member_call_start = %+v", st)
 		}
-		for _, r := range append(busyRecs, f.records(t, "member_call_start")...) {
-			if r["parent_id"] != turn0 {
-				t.Errorf("%s offer %v: parent %v, want the calling turn %s", r["event_type"], r["offer"], r["parent_id"], turn0)
+		for _, l := range append(tracetest.Lines[trace.MemberCallBusy](lines), tracetest.Lines[trace.MemberCallStart](lines)...) {
+			if l.ParentID == nil || *l.ParentID != turn0 {
+				t.Errorf("%s (line %d): parent %v, want the calling turn %s", l.EventType, l.Num, l.ParentID, turn0)
 			}
 		}
 		if got := time.Since(start); got != 7500*time.Millisecond { // offers at 0, 1, 3, 7 s; first read 500 ms later
@@ -135,7 +137,7 @@ func TestBusyUnreachable(t *testing.T) {
 		if mc.Status != "unreachable" || mc.Output != "worker's door stopped answering: connection refused" {
 			t.Errorf("member_call = %+v", mc)
 		}
-		if n := len(f.records(t, "member_call_busy")); n != 1 {
+		if n := len(tracetest.OfType[trace.MemberCallBusy](t, f.lines(t))); n != 1 {
 			t.Errorf("%d member_call_busy from re-offers, want 1 (offer 3)", n)
 		}
 		s.Abandon()

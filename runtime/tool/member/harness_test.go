@@ -1,14 +1,12 @@
 package member
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -20,6 +18,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // reply is what the fake door answers one request with.
@@ -196,25 +195,11 @@ func (f *fixture) set(t *testing.T) *callSet {
 	return s
 }
 
-// records returns the trace's records of type typ, as decoded objects.
-func (f *fixture) records(t *testing.T, typ string) []map[string]any {
+// lines reads the fixture's trace (tracetest: every line checked against
+// its record type).
+func (f *fixture) lines(t *testing.T) []trace.Line {
 	t.Helper()
-	b, err := os.ReadFile(f.trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		if m["event_type"] == typ {
-			out = append(out, m)
-		}
-	}
-	return out
+	return tracetest.Read(t, f.trace)
 }
 
 // rec returns r's trace record as a T, failing t when it is another type.

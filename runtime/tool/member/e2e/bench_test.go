@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // The benchmarks here run real formations of the built mur; run them with
@@ -19,8 +22,8 @@ func delayTurn(ms int) string {
 	return fmt.Sprintf("{delay_ms: %d, text: \"done after %d ms\"}", ms, ms)
 }
 
-// ms reads a record's Unix-ms timestamp.
-func ms(r map[string]any) int64 { return int64(r["timestamp"].(float64)) }
+// ms reads a line's Unix-ms timestamp.
+func ms(l trace.Line) int64 { return l.Timestamp }
 
 // BenchmarkFormationRounds measures, end to end across processes, the delay
 // between a callee's task reaching its terminal state (its task_end) and the
@@ -48,8 +51,8 @@ func BenchmarkFormationRounds(b *testing.B) {
 			b.Fatalf("mur run --roster exited %d:\n%s", code, l.stderr.String())
 		}
 		_, _, _, wdir := l.peer(b, "worker")
-		ends := ofType(records(b, wdir), "task_end")
-		conts := ofType(records(b, l.entry.RecordsDir), "task_continued")
+		ends := tracetest.Lines[trace.TaskEnd](records(b, wdir))
+		conts := tracetest.Lines[trace.TaskContinued](records(b, l.entry.RecordsDir))
 		if len(ends) != rounds || len(conts) != rounds {
 			b.Fatalf("%d worker task_end, %d lead task_continued, want %d each", len(ends), len(conts), rounds)
 		}
@@ -87,21 +90,21 @@ func BenchmarkFanOut8(b *testing.B) {
 		}
 		recs := records(b, l.entry.RecordsDir)
 		var send int64
-		for _, r := range ofType(recs, "tool_call") {
-			send += int64(r["duration_ms"].(float64))
+		for _, r := range of[trace.ToolCall](b, recs) {
+			send += r.DurationMS
 		}
-		cont := ofType(recs, "task_continued")
-		if len(cont) != 1 || len(cont[0]["member_calls"].([]any)) != 8 {
-			b.Fatalf("task_continued = %v, want one with 8 answers", cont)
+		cont := of[trace.TaskContinued](b, recs)
+		if len(cont) != 1 || len(cont[0].MemberCalls) != 8 {
+			b.Fatalf("task_continued = %+v, want one with 8 answers", cont)
 		}
 		var last int64
 		for _, name := range members[1:] {
 			_, _, _, dir := l.peer(b, name)
-			last = max(last, ms(ofType(records(b, dir), "task_end")[0]))
+			last = max(last, ms(tracetest.Lines[trace.TaskEnd](records(b, dir))[0]))
 		}
 		sends = append(sends, send)
-		waits = append(waits, int64(cont[0]["waited_ms"].(float64)))
-		lasts = append(lasts, ms(cont[0])-last)
+		waits = append(waits, cont[0].WaitedMS)
+		lasts = append(lasts, ms(tracetest.Lines[trace.TaskContinued](recs)[0])-last)
 	}
 	b.ReportMetric(median(sends), "send8-ms")
 	b.ReportMetric(median(waits), "wait-ms")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // operator returns a client of a running member's door with its operator
@@ -122,24 +123,24 @@ fallback:
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
 	}
 	recs := records(t, l.entry.RecordsDir)
-	want(t, "call-member result", normalise(toolOutputs(recs, "call-member")[0]), `<untrusted-content source=tool:call-member>
+	want(t, "call-member result", normalise(toolOutputs(t, recs, "call-member")[0]), `<untrusted-content source=tool:call-member>
 {"call_id":"<mcl_1>","member":"worker","output":"worker is busy with other work and did not take the task","status":"busy"}
 </untrusted-content>
 [call-member] worker is busy with other work and has not taken call <mcl_1> yet. The runtime keeps offering it the task for up to 600s and adds worker's answer, or word that it stayed busy, to this conversation after you end your turn. Unless you still have work to hand to a different member, end your turn now by replying without calling a tool. Calling worker again before then is refused.`)
-	busy := ofType(recs, "member_call_busy")
-	if len(busy) == 0 || busy[0]["offer"] != float64(1) || busy[0]["message"] != "task rejected: capsule is busy" {
-		t.Fatalf("member_call_busy = %v, want the first offer's refusal", busy)
+	busy := of[trace.MemberCallBusy](t, recs)
+	if len(busy) == 0 || busy[0].Offer != 1 || busy[0].Message != "task rejected: capsule is busy" {
+		t.Fatalf("member_call_busy = %+v, want the first offer's refusal", busy)
 	}
 	for i, b := range busy {
-		if b["offer"] != float64(i+1) {
-			t.Errorf("member_call_busy %d = %v, want offer %d", i, b, i+1)
+		if b.Offer != i+1 {
+			t.Errorf("member_call_busy %d = %+v, want offer %d", i, b, i+1)
 		}
 	}
-	st, mc := ofType(recs, "member_call_start"), ofType(recs, "member_call")
-	if len(st) != 1 || len(mc) != 1 || mc[0]["status"] != "completed" || mc[0]["member_task_id"] != st[0]["member_task_id"] {
-		t.Errorf("member_call_start = %v, member_call = %v", st, mc)
+	st, mc := of[trace.MemberCallStart](t, recs), of[trace.MemberCall](t, recs)
+	if len(st) != 1 || len(mc) != 1 || mc[0].Status != "completed" || mc[0].MemberTaskID != st[0].MemberTaskID {
+		t.Errorf("member_call_start = %+v, member_call = %+v", st, mc)
 	}
-	if n := len(ofType(records(t, wdir), "task_rejected")); n != len(busy) {
+	if n := len(of[trace.TaskRejected](t, records(t, wdir))); n != len(busy) {
 		t.Errorf("the worker rejected %d tasks, the lead recorded %d busy refusals", n, len(busy))
 	}
 	want(t, "continuation", normalise(continuation(t, l.entry.RecordsDir, 1)), `[call-member] call <mcl_1> to worker ended completed:
@@ -265,7 +266,7 @@ rules:
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
 	}
 	recs := records(t, l.entry.RecordsDir)
-	outs := toolOutputs(recs, "call-member")
+	outs := toolOutputs(t, recs, "call-member")
 	if len(outs) != 2 {
 		t.Fatalf("call-member outputs = %q", outs)
 	}
@@ -273,11 +274,11 @@ rules:
 {"call_id":"<mcl_1>","member":"worker","output":"worker did not take the task: the session is closing","status":"rejected"}
 </untrusted-content>
 [call-member] Call <mcl_1> to worker ended rejected, with no answer from worker. Do not present an answer of your own as worker's.`)
-	mc := ofType(recs, "member_call")
-	if len(mc) != 2 || mc[1]["status"] != "rejected" || mc[1]["delivered"] != true || mc[1]["member_task_id"] != nil {
-		t.Errorf("member_calls = %v", mc)
+	mc := of[trace.MemberCall](t, recs)
+	if len(mc) != 2 || mc[1].Status != "rejected" || !mc[1].Delivered || mc[1].MemberTaskID != "" {
+		t.Errorf("member_calls = %+v", mc)
 	}
-	if tc := ofType(recs, "task_continued"); len(tc) != 1 {
-		t.Errorf("task_continued = %v, want only the first call's", tc)
+	if tc := of[trace.TaskContinued](t, recs); len(tc) != 1 {
+		t.Errorf("task_continued = %+v, want only the first call's", tc)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // leadCalls is an entry member that hands its task to callee, ends its turn,
@@ -52,7 +54,7 @@ func TestCallCompleted(t *testing.T) {
 	p := newProject(t)
 	l, lead := runPair(t, p, worker(`text: "worker did: {{task}}"`), "build the parser")
 	recs := records(t, lead)
-	started := normalise(strings.Join(toolOutputs(recs, "call-member"), "\n"))
+	started := normalise(strings.Join(toolOutputs(t, recs, "call-member"), "\n"))
 	want(t, "call-member result", started, `<untrusted-content source=tool:call-member>
 {"call_id":"<mcl_1>","member":"worker","status":"started","task_id":"<tsk_1>"}
 </untrusted-content>
@@ -64,28 +66,26 @@ worker did: build the parser
 
 `+lastComplete)
 	want(t, "lead result", result(t, lead), "lead: worker did: build the parser")
-	mc := ofType(recs, "member_call")
+	mc := of[trace.MemberCall](t, recs)
 	_, _, _, wdir := l.peer(t, "worker")
 	wrecs := records(t, wdir)
-	ws := ofType(wrecs, "task_start")
-	if len(mc) != 1 || len(ws) != 1 || mc[0]["status"] != "completed" || mc[0]["delivered"] != true || mc[0]["member_task_id"] != ws[0]["task_id"] || mc[0]["output"] != "worker did: build the parser" {
-		t.Errorf("member_call = %v, worker task_start = %v", mc, ws)
+	ws := of[trace.TaskStart](t, wrecs)
+	if len(mc) != 1 || len(ws) != 1 || mc[0].Status != "completed" || !mc[0].Delivered || mc[0].MemberTaskID != ws[0].TaskID || mc[0].Output != "worker did: build the parser" {
+		t.Fatalf("member_call = %+v, worker task_start = %+v", mc, ws)
 	}
-	if ws[0]["origin"] != "peer" || ws[0]["trust"] != "trusted" || ws[0]["caller_member"] != "lead" {
-		t.Errorf("the worker's task_start = %v, want origin peer, trust trusted, caller_member lead (CALL-3, TRC-3)", ws[0])
+	if ws[0].Origin != "peer" || ws[0].Trust != "trusted" || ws[0].CallerMember != "lead" {
+		t.Errorf("the worker's task_start = %+v, want origin peer, trust trusted, caller_member lead (CALL-3, TRC-3)", ws[0])
 	}
-	if rcv := ofType(wrecs, "a2a_task_received"); len(rcv) != 1 || rcv[0]["message_id"] != "msg_"+mc[0]["call_id"].(string) {
-		t.Errorf("a2a_task_received = %v, want message_id msg_<call_id>", rcv)
+	if rcv := of[trace.A2ATaskReceived](t, wrecs); len(rcv) != 1 || rcv[0].MessageID != "msg_"+mc[0].CallID {
+		t.Errorf("a2a_task_received = %+v, want message_id msg_<call_id>", rcv)
 	}
-	tc := ofType(recs, "task_continued")
-	if len(tc) != 1 || fmt.Sprint(tc[0]["member_calls"]) != fmt.Sprint([]any{mc[0]["call_id"]}) || tc[0]["continuation_number"] != float64(1) {
-		t.Errorf("task_continued = %v", tc)
+	tc := of[trace.TaskContinued](t, recs)
+	if len(tc) != 1 || fmt.Sprint(tc[0].MemberCalls) != fmt.Sprint([]string{mc[0].CallID}) || tc[0].ContinuationNumber != 1 {
+		t.Errorf("task_continued = %+v", tc)
 	}
 	for _, r := range recs {
-		for k, v := range r {
-			if s, ok := v.(string); ok && strings.Contains(s, "127.0.0.1:") && k != "url" {
-				t.Errorf("the lead's trace names a door address in %s.%s: %q (CALL-3)", r["event_type"], k, s)
-			}
+		if strings.Contains(string(r.Raw), "127.0.0.1:") {
+			t.Errorf("the lead's trace names a door address in %s (line %d): %s (CALL-3)", r.EventType, r.Num, r.Raw)
 		}
 	}
 }

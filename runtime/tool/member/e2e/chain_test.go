@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // The chain lead → mid → leaf: leaf fails; mid either ends without an
@@ -58,18 +60,18 @@ error: leaf broke
 
 `+lastMissing+` If you have no answer to give, call end-without-answer with the reason instead: the runtime then tells lead plainly that you gave none.`)
 	mrecs := records(t, mid)
-	want(t, "end-without-answer result", normalise(toolOutputs(mrecs, "end-without-answer")[0]), `<untrusted-content source=tool:end-without-answer>
+	want(t, "end-without-answer result", normalise(toolOutputs(t, mrecs, "end-without-answer")[0]), `<untrusted-content source=tool:end-without-answer>
 {"caller":"lead","status":"ending"}
 </untrusted-content>
 [end-without-answer] This task ends without an answer once this turn's tool calls finish, and lead is told you gave none.`)
 	want(t, "mid's result", result(t, mid), "no answer: leaf gave me no answer")
-	if te := ofType(mrecs, "task_end"); len(te) != 1 || te[0]["exit_status"] != "no_answer" {
+	if te := of[trace.TaskEnd](t, mrecs); len(te) != 1 || te[0].ExitStatus != "no_answer" {
 		t.Errorf("mid's task_end = %v, want exit_status no_answer (EWA-4)", te)
 	}
-	if tf := ofType(mrecs, "task_failed"); len(tf) != 0 {
+	if tf := of[trace.TaskFailed](t, mrecs); len(tf) != 0 {
 		t.Errorf("mid wrote task_failed for a no_answer task: %v", tf)
 	}
-	if inf := ofType(mrecs, "inference"); len(inf) != 3 {
+	if inf := of[trace.Inference](t, mrecs); len(inf) != 3 {
 		t.Errorf("mid made %d inference calls, want 3: none after end-without-answer (EWA-4)", len(inf))
 	}
 	want(t, "lead's continuation", normalise(continuation(t, lead, 1)), `[call-member] call <mcl_1> to mid ended no_answer, with no answer from mid:
@@ -80,7 +82,7 @@ leaf gave me no answer
 [call-member] No answer came from: mid (call <mcl_1>, no_answer; further down, no answer came from leaf (failed))`+noAnswerTail+`
 
 `+lastMissing)
-	if mc := ofType(records(t, lead), "member_call"); len(mc) != 1 || mc[0]["status"] != "no_answer" || mc[0]["output"] != "leaf gave me no answer" {
+	if mc := of[trace.MemberCall](t, records(t, lead)); len(mc) != 1 || mc[0].Status != "no_answer" || mc[0].Output != "leaf gave me no answer" {
 		t.Errorf("the lead's member_call = %v", mc)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // TestStudioExample runs examples/studio as its README and run.sh do — mur
@@ -55,9 +57,9 @@ func TestStudioExample(t *testing.T) {
 		t.Errorf("stdout does not end with the answer and status:  ok:\n%s", got)
 	}
 	planner := records(t, sessionDir(t, filepath.Join(p.home, "records", strings.TrimPrefix(p.dir, "/"))))
-	if mc := ofType(planner, "member_call"); len(mc) != 2 || mc[0]["member"] != "coder" || mc[1]["member"] != "reviewer" ||
-		mc[0]["status"] != "completed" || mc[1]["status"] != "completed" {
-		t.Errorf("planner's member_calls = %v, want coder then reviewer, both completed", mc)
+	if mc := of[trace.MemberCall](t, planner); len(mc) != 2 || mc[0].Member != "coder" || mc[1].Member != "reviewer" ||
+		mc[0].Status != "completed" || mc[1].Status != "completed" {
+		t.Errorf("planner's member_calls = %+v, want coder then reviewer, both completed", mc)
 	}
 	if !strings.Contains(errb.String(), "  entry  planner   starting") {
 		t.Errorf("stderr lacks the formation block:\n%s", errb.String())

@@ -9,24 +9,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
-// records and ofType read a session's trace.jsonl (internal/testmur).
-var (
-	records = testmur.Records
-	ofType  = testmur.OfType
-)
+// records reads a session's trace.jsonl, every line checked against its
+// record type (runtime/trace/tracetest).
+var records = tracetest.Records
+
+// of decodes a trace's records of type T, in file order.
+func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
+	t.Helper()
+	return tracetest.OfType[T](t, recs)
+}
 
 // toolOutputs are the contents the model got for each call of tool, in
 // order (tool_call.output under trace.capture: content).
-func toolOutputs(recs []map[string]any, tool string) []string {
+func toolOutputs(t testing.TB, recs []trace.Line, tool string) []string {
+	t.Helper()
 	var out []string
-	for _, r := range ofType(recs, "tool_call") {
-		if r["tool_name"] == tool {
-			s, _ := r["output"].(string)
-			out = append(out, s)
+	for _, r := range of[trace.ToolCall](t, recs) {
+		if r.ToolName != tool {
+			continue
 		}
+		s := ""
+		if r.Output != nil {
+			s = *r.Output
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -39,18 +49,19 @@ func continuation(t testing.TB, dir string, n int) string {
 	recs := records(t, dir)
 	seen := 0
 	for i, r := range recs {
-		if r["event_type"] != "task_continued" {
+		if r.EventType != "task_continued" {
 			continue
 		}
 		if seen++; seen < n {
 			continue
 		}
 		for _, next := range recs[i+1:] {
-			if next["event_type"] != "inference" {
+			inf, err := trace.As[trace.Inference](next)
+			if err != nil || inf.Capture == nil {
 				continue
 			}
-			shas, _ := next["message_shas"].([]any)
-			b, err := os.ReadFile(filepath.Join(dir, "blobs", shas[len(shas)-1].(string)))
+			shas := inf.MessageSHAs
+			b, err := os.ReadFile(filepath.Join(dir, "blobs", shas[len(shas)-1]))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // TestRefusals is CALL-2, EWA-3 and TOOL-4 through a real formation of lead
@@ -60,22 +63,22 @@ rules:
 	_, _, _, leafDir := l.peer(t, "leaf")
 
 	lrecs := records(t, l.entry.RecordsDir)
-	calls := toolOutputs(lrecs, "call-member")
+	calls := toolOutputs(t, lrecs, "call-member")
 	if len(calls) != 3 {
 		t.Fatalf("lead's call-member outputs = %q", calls)
 	}
 	want(t, "not a callee", calls[0], "'nobody' is not a member this capsule may call; it may call: mid")
-	want(t, "no member sent it", toolOutputs(lrecs, "end-without-answer")[0],
+	want(t, "no member sent it", toolOutputs(t, lrecs, "end-without-answer")[0],
 		"'end-without-answer' ends only a task another formation member sent; no formation member sent this one. Reply in text, saying plainly which part has no answer.")
 	want(t, "not yet answered", normaliseAll(calls[1], calls[2])[1],
 		"mid has not yet answered call <mcl_1> from this task, so nothing was sent. Its answer reaches you only after you end your turn: end your turn now by replying without calling a tool. Once that answer has arrived you may call mid again with new work.")
-	if mc := ofType(lrecs, "member_call"); len(mc) != 1 {
+	if mc := of[trace.MemberCall](t, lrecs); len(mc) != 1 {
 		t.Errorf("the lead recorded %d member calls, want 1: refusals record none (CALL-2)", len(mc))
 	}
 
 	mrecs := records(t, midDir)
-	mcalls := toolOutputs(mrecs, "call-member")
-	ewa := toolOutputs(mrecs, "end-without-answer")
+	mcalls := toolOutputs(t, mrecs, "call-member")
+	ewa := toolOutputs(t, mrecs, "end-without-answer")
 	if len(ewa) != 4 || len(mcalls) != 2 {
 		t.Fatalf("mid's outputs: call-member %q, end-without-answer %q", mcalls, ewa)
 	}
@@ -91,28 +94,18 @@ rules:
 	want(t, "mid's result", result(t, midDir), "no answer: leaf said no")
 
 	frecs := records(t, leafDir)
-	want(t, "leaf end-without-answer", toolOutputs(frecs, "end-without-answer")[0],
+	want(t, "leaf end-without-answer", toolOutputs(t, frecs, "end-without-answer")[0],
 		"'end-without-answer' is answered only for a formation member that roster.yaml lets call another; this session is not one")
-	want(t, "leaf call-member", toolOutputs(frecs, "call-member")[0],
+	want(t, "leaf call-member", toolOutputs(t, frecs, "call-member")[0],
 		"'call-member' is answered only for a formation member that roster.yaml lets call another; this session is not one")
-	for _, r := range ofType(frecs, "session_start") {
-		for _, tool := range r["tools_declared"].([]any) {
+	for _, r := range of[trace.SessionStart](t, frecs) {
+		for _, tool := range r.ToolsDeclared {
 			if tool == "call-member" || tool == "end-without-answer" {
 				t.Errorf("leaf declares %s with no callee (CALL-1, EWA-1)", tool)
 			}
 		}
 	}
-	if d := ofType(mrecs, "session_start")[0]["tools_declared"]; !contains(d, "call-member") || !contains(d, "end-without-answer") {
+	if d := of[trace.SessionStart](t, mrecs)[0].ToolsDeclared; !slices.Contains(d, "call-member") || !slices.Contains(d, "end-without-answer") {
 		t.Errorf("mid's tools_declared = %v, want both tools", d)
 	}
-}
-
-func contains(list any, s string) bool {
-	l, _ := list.([]any)
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
