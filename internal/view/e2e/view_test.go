@@ -11,7 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // installStudio copies examples/studio into the project and installs its
@@ -100,15 +101,15 @@ func TestViewStudioInBrowser(t *testing.T) {
 	poll(t, tab, `document.querySelectorAll('#calls tbody tr[data-state="completed"]').length === 3 && [...document.querySelectorAll("g.node")].every((g) => g.dataset.state === "idle")`,
 		"the three calls completed and every member idle")
 
-	calls := testmur.OfType(testmur.Records(t, entry.RecordsDir), "member_call")
+	calls := tracetest.OfType[trace.MemberCall](t, tracetest.Records(t, entry.RecordsDir))
 	var callID string
 	for _, c := range calls {
-		if c["member"] == "coder" && c["task_id"] == task {
-			callID, _ = c["call_id"].(string)
+		if c.Member == "coder" && c.TaskID == task {
+			callID = c.CallID
 		}
 	}
 	if callID == "" {
-		t.Fatalf("planner's trace holds no member_call to coder for task %s: %v", task, calls)
+		t.Fatalf("planner's trace holds no member_call to coder for task %s: %+v", task, calls)
 	}
 	arrowCall := eval[string](t, tab, `document.querySelector('g.call[data-from="planner"][data-to="coder"]').dataset.call`)
 	if arrowCall != callID {
