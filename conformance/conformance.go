@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/a2a/client"
 )
 
 // DefaultTaskText is the task text the suite sends when Config.TaskText is "".
@@ -24,9 +23,18 @@ const DefaultCheckTimeout = 60 * time.Second
 type Config struct {
 	// URL is the door, e.g. "http://127.0.0.1:41873" (required).
 	URL string
-	// Token, when set, is sent as a bearer token on JSON-RPC requests and
-	// turns on the auth checks.
+	// Token, when set, is a door token that reaches every method (mur's
+	// operator token): it is sent as a bearer token on JSON-RPC requests and
+	// turns on the auth checks. Without it, a door whose card requires a
+	// token gets its JSON-RPC checks skipped.
 	Token string
+	// ScopedToken, optional, is a door credential that lacks at least one
+	// method's scope (door.md AUTH-2, AUTH-3). It turns on auth.scoped.
+	ScopedToken string
+	// MemberToken, optional, is a formation member token minted for this
+	// door (door.md AUTH-6, GO-5). It turns on the formation.* checks of a
+	// murmur door; formation.own-tasks also needs Token.
+	MemberToken string
 	// HTTPClient sends every request; nil uses a plain client.
 	HTTPClient *http.Client
 	// TaskText is the text of the tasks the suite starts (DefaultTaskText when "").
@@ -39,32 +47,6 @@ type Config struct {
 	// CheckTimeout bounds each check (DefaultCheckTimeout when 0): a door that
 	// never answers, or never closes a stream, fails the check then.
 	CheckTimeout time.Duration
-}
-
-// Status is a check's outcome.
-type Status string
-
-// The outcomes of a check.
-const (
-	Pass Status = "PASS"
-	Fail Status = "FAIL"
-	Skip Status = "SKIP"
-)
-
-// Result is one check's outcome. Why is "" for a pass.
-type Result struct {
-	ID     string
-	Title  string
-	Status Status
-	Why    string
-}
-
-// String renders the result as `mur conformance` prints it (door.md GO-7).
-func (r Result) String() string {
-	if r.Status == Pass {
-		return fmt.Sprintf("%s %s  %s", r.Status, r.ID, r.Title)
-	}
-	return fmt.Sprintf("%s %s  %s: %s", r.Status, r.ID, r.Title, r.Why)
 }
 
 // check is one entry of the suite.
@@ -104,7 +86,7 @@ func Run(ctx context.Context, cfg Config) []Result {
 }
 
 // RunT runs the suite as subtests of t, one per check id: a FAIL is t.Error,
-// a SKIP is t.Skip.
+// a WARN is t.Log, a SKIP is t.Skip.
 func RunT(t *testing.T, cfg Config) {
 	t.Helper()
 	runChecks(t.Context(), cfg, func(r Result) {
@@ -112,38 +94,13 @@ func RunT(t *testing.T, cfg Config) {
 			switch r.Status {
 			case Fail:
 				t.Errorf("%s: %s", r.Title, r.Why)
+			case Warn:
+				t.Logf("WARN %s: %s", r.Title, r.Why)
 			case Skip:
 				t.Skipf("%s: %s", r.Title, r.Why)
 			}
 		})
 	})
-}
-
-// Write prints the results the way `mur conformance` does (door.md GO-7): one
-// line per check, then "<N> passed, <M> failed" (skips count in neither).
-func Write(w io.Writer, results []Result) error {
-	var b strings.Builder
-	for _, r := range results {
-		b.WriteString(r.String())
-		b.WriteByte('\n')
-	}
-	passed, failed := Count(results)
-	fmt.Fprintf(&b, "%d passed, %d failed\n", passed, failed)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// Count returns how many results passed and how many failed.
-func Count(results []Result) (passed, failed int) {
-	for _, r := range results {
-		switch r.Status {
-		case Pass:
-			passed++
-		case Fail:
-			failed++
-		}
-	}
-	return passed, failed
 }
 
 func runChecks(ctx context.Context, cfg Config, emit func(Result)) {
@@ -179,9 +136,12 @@ func (s *suite) runOne(ctx context.Context, c check) (st Status, why string) {
 			st, why = Fail, fmt.Sprintf("the check itself failed: %v", p)
 		}
 	}()
+	s.warnings = nil
 	err := c.run(cctx, s)
 	var se *skipError
 	switch {
+	case err == nil && len(s.warnings) > 0:
+		return Warn, strings.Join(s.warnings, "; ")
 	case err == nil:
 		return Pass, ""
 	case errors.As(err, &se):
@@ -194,14 +154,20 @@ func (s *suite) runOne(ctx context.Context, c check) (st Status, why string) {
 
 var errCheckTimeout = errors.New("check timed out")
 
+// warnf records that the running check found a door missing a SHOULD; the
+// check goes on, and ends WARN unless it fails or skips.
+func (s *suite) warnf(format string, args ...any) {
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+}
+
 // suite is one run's state: the door's card, the client, the tasks made so far.
 type suite struct {
-	cfg     Config
-	base    string // URL without a trailing "/"
-	hc      *http.Client
-	cl      *client.Client
-	timeout time.Duration
-	ids     int64 // raw request ids (nextID)
+	cfg      Config
+	base     string // URL without a trailing "/"
+	hc       *http.Client
+	timeout  time.Duration
+	ids      int64    // raw request ids (nextID)
+	warnings []string // the running check's missed SHOULDs (warnf)
 
 	card    *a2a.AgentCard // nil until card.fetch passed far enough
 	rawCard []byte
@@ -225,11 +191,9 @@ func newSuite(cfg Config) (*suite, error) {
 	if s.timeout <= 0 {
 		s.timeout = DefaultCheckTimeout
 	}
-	cl, err := client.New(client.Config{BaseURL: cfg.URL, Token: cfg.Token, HTTPClient: s.hc})
-	if err != nil {
-		return nil, err
+	if u, err := url.Parse(s.base); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("%q is not a door URL (want http://<host>:<port>)", cfg.URL)
 	}
-	s.cl = cl
 	s.cardWhy = "card.fetch did not run"
 	return s, nil
 }

@@ -12,7 +12,14 @@
 //     declares them, else SKIP;
 //   - auth checks run only with a token (Config.Token) on a door whose card
 //     requires one; a door that requires a token when none was given gets its
-//     JSON-RPC checks skipped, not failed.
+//     JSON-RPC checks skipped, not failed. A scoped credential
+//     (Config.ScopedToken) turns on auth.scoped, a formation member token
+//     (Config.MemberToken) the formation.* checks of a murmur door;
+//   - where a standard says SHOULD (RFC 6750's error attribute, its status
+//     codes), a door that does otherwise gets WARN, not FAIL; where it leaves
+//     a choice (A2A §3.3.1's idempotent cancel, streams that stay open while a
+//     task waits for input, RFC 8259 §6's interoperable integers), the suite
+//     accepts each choice from a door that is not a murmur door.
 //
 // The suite sends task text but never assumes what the agent answers: a
 // blocking SendMessage must end terminal or interrupted, a canceled live task
@@ -23,6 +30,10 @@
 // task_acceptance single) rejects the later ones busy, and the checks that
 // needed them skip.
 //
+// The suite speaks HTTP itself and imports only a2a's wire types, never
+// a2a/client: it judges the doors mur's client talks to, so it cannot share
+// that client's assumptions.
+//
 // Checks run one at a time, in a fixed order, with stable ids (IDs). The first
 // check fetches the card; when it fails, every other check is skipped. The
 // last check, murmur.session-stop, cancels every live task of the door's
@@ -32,6 +43,7 @@
 //
 //	results := conformance.Run(ctx, conformance.Config{URL: "http://127.0.0.1:41873", Token: tok})
 //	conformance.Write(os.Stdout, results) // PASS card.fetch  The Agent Card is served … / 41 passed, 0 failed
+//	conformance.Tally(results).Failed   // what `mur conformance` exits 1 on
 //
 // In a Go test, RunT runs each check as a subtest:
 //

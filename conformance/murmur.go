@@ -198,11 +198,19 @@ func (s *suite) sessionID(ctx context.Context) (string, error) {
 		if s.cfg.Token == "" || !s.card.Capabilities.ExtendedAgentCard {
 			return "", nil
 		}
-		c, err := s.cl.GetExtendedAgentCard(ctx)
+		a, err := s.call(ctx, a2a.MethodGetExtendedAgentCard, map[string]any{}, nil)
 		if err != nil {
 			return "", fmt.Errorf("GetExtendedAgentCard: %w", err)
 		}
-		card = c
+		res, err := a.ok()
+		if err != nil {
+			return "", fmt.Errorf("GetExtendedAgentCard: %w", err)
+		}
+		var c a2a.AgentCard
+		if err := json.Unmarshal(res, &c); err != nil {
+			return "", failf("GetExtendedAgentCard result %s: %v", snippet(res), err)
+		}
+		card = &c
 	}
 	ext := card.Extension(a2a.ExtensionCapsule)
 	if ext == nil {

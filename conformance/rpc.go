@@ -3,8 +3,10 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/murmur-go/mur/a2a"
 )
@@ -212,13 +214,23 @@ func rpcA2A03Names(ctx context.Context, s *suite) error {
 }
 
 // rpcIDEcho: RPC-1, GO-3 — string, zero, negative and large integer ids come
-// back with their JSON type and value.
+// back with their JSON type and value. RFC 8259 §6 makes only integers in
+// [-(2^53)+1, 2^53-1] interoperable, so 2^53-1 must come back exactly from
+// every door; 2^53+1, which no IEEE double holds, must come back exactly from
+// a murmur door (GO-3 echoes the raw id bytes) and, from another door, as a
+// number equal to it as a double (a JavaScript door answers 2^53).
 func rpcIDEcho(ctx context.Context, s *suite) error {
-	for _, id := range []string{`"conformance-id"`, `""`, `0`, `-7`, `9007199254740993`} {
+	for _, id := range []string{`"conformance-id"`, `""`, `0`, `-7`, maxExactID, pastExactID} {
 		body := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"GetTask","params":{"id":"` + unknownTaskID + `"}}`)
 		a, err := s.rpc(ctx, body, nil)
 		if err != nil {
 			return fmt.Errorf("id %s: %w", id, err)
+		}
+		if id == pastExactID && !s.murmur {
+			if err := a.expectIDAsDouble(id); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := a.expectID(id); err != nil {
 			return err
@@ -230,6 +242,24 @@ func rpcIDEcho(ctx context.Context, s *suite) error {
 	}
 	if _, err := a.ok(); err != nil {
 		return fmt.Errorf("ListTasks: %w", err)
+	}
+	return nil
+}
+
+// The largest integer id every JSON parser holds exactly (2^53-1), and the
+// next odd one past it (2^53+1), which an IEEE double rounds to 2^53.
+const (
+	maxExactID  = "9007199254740991"
+	pastExactID = "9007199254740993"
+)
+
+// expectIDAsDouble checks the answer's id is a JSON number equal to id when
+// both are read as IEEE doubles (RFC 8259 §6).
+func (a *rpcAnswer) expectIDAsDouble(id string) error {
+	want, _ := strconv.ParseFloat(id, 64)
+	got, err := strconv.ParseFloat(string(a.id), 64)
+	if err != nil || got != want || !json.Valid(a.id) {
+		return failf("id %s, want %s or the same number as a double (RFC 8259 §6)", a.id, id)
 	}
 	return nil
 }

@@ -26,6 +26,21 @@ type stream struct {
 // openStream posts a streaming request. When the door answers a plain JSON
 // body instead (a refusal before any stream byte), it returns that answer.
 func (s *suite) openStream(ctx context.Context, method string, params any, h hdr) (*stream, *rpcAnswer, error) {
+	st, ex, err := s.openRaw(ctx, method, params, h)
+	if err != nil || st != nil {
+		return st, nil, err
+	}
+	a, err := parseAnswer(ex)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s answered neither an event stream nor a JSON-RPC answer: %w", method, err)
+	}
+	return nil, a, nil
+}
+
+// openRaw posts a streaming request and returns the stream, or the whole
+// answer when the door sent anything but a 200 event stream. Headers in h
+// replace the defaults; a value of "" deletes one.
+func (s *suite) openRaw(ctx context.Context, method string, params any, h hdr) (*stream, *exchange, error) {
 	id := s.nextID()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/", bytes.NewReader(request(id, method, params)))
 	if err != nil {
@@ -38,7 +53,11 @@ func (s *suite) openStream(ctx context.Context, method string, params any, h hdr
 		req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
 	}
 	for k, v := range h {
-		req.Header.Set(k, v)
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
@@ -53,11 +72,7 @@ func (s *suite) openStream(ctx context.Context, method string, params any, h hdr
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: reading the answer: %w", method, err)
 	}
-	a, err := parseAnswer(&exchange{status: resp.StatusCode, header: resp.Header, body: b})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s answered neither an event stream nor a JSON-RPC answer: %w", method, err)
-	}
-	return nil, a, nil
+	return nil, &exchange{status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
 
 func (st *stream) Close() { st.resp.Body.Close() }

@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -8,7 +9,8 @@ import (
 	"github.com/murmur-go/mur/internal/golden"
 )
 
-// The report's line shapes are door.md GO-7's: skips count in neither total.
+// The report's line shapes are door.md GO-7's: skips count in no total, a
+// warning in its own.
 func TestWrite_GO7(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -16,6 +18,7 @@ func TestWrite_GO7(t *testing.T) {
 		{ID: "card.fetch", Title: "The Agent Card is served", Status: conformance.Pass},
 		{ID: "rpc.batch", Title: "A batch is -32600", Status: conformance.Fail, Why: "HTTP 200, want -32600"},
 		{ID: "auth.missing", Title: "No token is 401", Status: conformance.Skip, Why: "no token was given"},
+		{ID: "auth.invalid", Title: "A bad token is 401", Status: conformance.Warn, Why: "no error attribute"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,4 +43,32 @@ func TestIDs(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// Without a warning the last line is exactly GO-7's "<N> passed, <M> failed".
+func TestTally_GO7(t *testing.T) {
+	t.Parallel()
+	rs := []conformance.Result{{Status: conformance.Pass}, {Status: conformance.Skip}, {Status: conformance.Fail}}
+	if got := conformance.Tally(rs); got != (conformance.Totals{Passed: 1, Failed: 1, Skipped: 1}) || got.String() != "1 passed, 1 failed" {
+		t.Errorf("Tally() = %+v %q", got, got)
+	}
+	rs = append(rs, conformance.Result{Status: conformance.Warn})
+	if got := conformance.Tally(rs).String(); got != "1 passed, 1 failed, 1 warned" {
+		t.Errorf("with a warning: %q", got)
+	}
+}
+
+// A Result and the Totals encode with lower-case keys and why left out of a
+// pass: the data a JSON report of a run is made of.
+func TestResultJSON(t *testing.T) {
+	t.Parallel()
+	rs := []conformance.Result{
+		{ID: "card.fetch", Title: "The Agent Card is served", Status: conformance.Pass},
+		{ID: "auth.invalid", Title: "A bad token is 401", Status: conformance.Warn, Why: "no error attribute"},
+	}
+	b, err := json.Marshal(map[string]any{"results": rs, "totals": conformance.Tally(rs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "json", string(b)+"\n")
 }

@@ -41,7 +41,7 @@ var rules = map[string][]string{
 	// manifests and stores (admission, BIND-1) through the runtime's two
 	// leaf packages for them.
 	"launcher/...":    {"a2a", "a2a/client", "agentcard", "internal/diag", "internal/credential", "runtime/manifest", "runtime/store", "launcher/..."},
-	"conformance/...": {"a2a", "a2a/client", "conformance/..."},
+	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables
 	// mur view reads what sessions leave (running records, records
