@@ -20,6 +20,7 @@ func checks() []check {
 		{id: "auth.missing", title: "No Authorization header is refused 401 unauthenticated", run: authMissing},
 		{id: "auth.invalid", title: "A bad token is refused 401 invalid_token", run: authInvalid},
 		{id: "auth.public", title: "A public door ignores Authorization", rpc: true, run: authPublic},
+		{id: "auth.scoped", title: "A scoped credential reaches its methods and is refused the others 403 insufficient_scope", run: authScoped},
 
 		// The JSON-RPC envelope and version (ORD-1 steps 6–10, RPC-1..3).
 		{id: "rpc.version-absent", title: "No A2A-Version header is -32009", rpc: true, run: rpcVersionAbsent},
@@ -68,6 +69,13 @@ func checks() []check {
 		{id: "murmur.forget-session", title: "x-murmur-forget-session true is -32602 and starts nothing", rpc: true, run: murmurForgetSession},
 		{id: "murmur.completion", title: "Completion-origin requests are -31001, -32601 or -31002", rpc: true, run: murmurCompletion},
 		{id: "murmur.watch", title: "stream/watch opens with connection-ack and well-formed frames", rpc: true, run: murmurWatch},
+
+		// Formation member tokens (AUTH-6, GO-5), given with --token member=.
+		{id: "formation.scope", title: "A member token reaches exactly its five methods", run: formationScope},
+		{id: "formation.forged", title: "A member token altered, unsigned or signed HS256 is refused 401 invalid_token", run: formationForged},
+		{id: "formation.own-tasks", title: "A member token sees only the tasks its member started", run: formationOwnTasks},
+
+		// Last: it cancels every live task of the door's session.
 		{id: "murmur.session-stop", title: "session/stop cancels every live task once", rpc: true, run: murmurSessionStop},
 	}
 }

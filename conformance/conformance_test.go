@@ -53,17 +53,44 @@ func TestSuite_PublicQueueDoor_GO7(t *testing.T) {
 	t.Parallel()
 	d := startDoor(t, doorOpts{})
 	expect(t, conformance.Config{URL: d.url, SlowTaskText: slowText},
-		"auth.missing", "auth.invalid", // no token given
+		"auth.missing", "auth.invalid", "auth.scoped", // no token given
 		"stream.unsupported", // the card says streaming true
+		"formation.scope", "formation.forged", "formation.own-tasks",
 	)
 }
 
-// An authenticated door that accepts peers, judged with its operator token.
+// An authenticated door that accepts peers, judged with its operator token
+// and a credential that reaches GetTask and ListTasks only.
 func TestSuite_AuthenticatedDoor_AUTH7(t *testing.T) {
 	t.Parallel()
 	d := startDoor(t, doorOpts{auth: true, peerTasks: true})
-	expect(t, conformance.Config{URL: d.url, Token: d.token, SlowTaskText: slowText},
+	expect(t, conformance.Config{URL: d.url, Token: d.token, ScopedToken: d.scoped, SlowTaskText: slowText},
+		"auth.public", "stream.unsupported", "formation.scope", "formation.forged", "formation.own-tasks")
+}
+
+// A formation member's door, judged with the door token, a scoped credential
+// and a member token: every check runs (AUTH-6, GO-5).
+func TestSuite_FormationDoor_AUTH6(t *testing.T) {
+	t.Parallel()
+	d := startDoor(t, doorOpts{formation: true})
+	expect(t, conformance.Config{URL: d.url, Token: d.token, ScopedToken: d.scoped, MemberToken: d.member, SlowTaskText: slowText},
 		"auth.public", "stream.unsupported")
+}
+
+// With only a member token the formation checks that need no door token
+// run; the JSON-RPC checks skip as for any locked door.
+func TestSuite_MemberTokenOnly_AUTH6(t *testing.T) {
+	t.Parallel()
+	d := startDoor(t, doorOpts{formation: true})
+	got := statuses(conformance.Run(context.Background(), conformance.Config{URL: d.url, MemberToken: d.member}))
+	for id, want := range map[string]conformance.Status{
+		"formation.scope": conformance.Pass, "formation.forged": conformance.Pass,
+		"formation.own-tasks": conformance.Skip, "send.blocking": conformance.Skip,
+	} {
+		if got[id] != want {
+			t.Errorf("%s = %s, want %s", id, got[id], want)
+		}
+	}
 }
 
 // A door under task_acceptance none serves no task-starting method: the
@@ -72,7 +99,7 @@ func TestSuite_NoneDoor_CARD5(t *testing.T) {
 	t.Parallel()
 	d := startDoor(t, doorOpts{acceptance: task.ModeNone})
 	results := expect(t, conformance.Config{URL: d.url, SlowTaskText: slowText},
-		"auth.missing", "auth.invalid",
+		"auth.missing", "auth.invalid", "auth.scoped", "formation.scope", "formation.forged", "formation.own-tasks",
 		"send.blocking", "send.return-immediately", "send.invalid-params", "send.unknown-task",
 		"send.ended-task", "send.content-type", "get.task", "get.history", "list.filters",
 		"cancel.live", "cancel.ended", "stream.send", "subscribe.live", "subscribe.ended",

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/internal/testmur"
 )
@@ -28,15 +30,22 @@ type doorOpts struct {
 	acceptance task.Mode
 	peerTasks  bool
 	auth       bool
+	// formation makes the authenticated door a formation member ("worker")
+	// and mints a member token of "lead" for it.
+	formation bool
 	// wrap, when set, wraps the door's handler: fakes that break one rule.
 	wrap func(http.Handler) http.Handler
+	// wrapTokens is wrap for fakes that need the door's tokens.
+	wrapTokens func(d *testDoor, next http.Handler) http.Handler
 }
 
 // testDoor is a real door on a loopback listener, with a task registry and an
 // executor goroutine that pulls its tasks.
 type testDoor struct {
-	url   string
-	token string // the operator token on an authenticated door
+	url    string
+	token  string // the operator token on an authenticated door
+	scoped string // credential "reader" (GetTask, ListTasks) on an authenticated door
+	member string // lead's member token on a formation door
 }
 
 // startDoor serves a door until the test ends. The executor holds tasks
@@ -63,13 +72,26 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 		PeerTasks:  o.peerTasks,
 		SessionID:  a2a.NewID(a2a.PrefixSession),
 	}
-	if o.auth {
-		toks, err := door.MintTokens(nil)
+	if o.auth || o.formation {
+		toks, err := door.MintTokens([]door.Credential{{Name: "reader", Scopes: []string{a2a.MethodGetTask, a2a.MethodListTasks}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		td.token = string(toks[0].Value)
+		td.token, td.scoped = string(toks[0].Value), string(toks[1].Value)
 		cfg.Auth = &door.Auth{Realm: "conformer", Tokens: toks}
+	}
+	if o.formation {
+		pub, priv, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frm := a2a.NewID(a2a.PrefixFormation)
+		cfg.Auth.Formation = &door.Formation{ID: frm, Member: "worker", PublicKey: pub}
+		tok, err := credential.Mint(priv, credential.MemberClaims(frm, "lead", "worker"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		td.member = string(tok)
 	}
 	d, err := door.New(cfg)
 	if err != nil {
@@ -78,6 +100,9 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 	h := d.Handler()
 	if o.wrap != nil {
 		h = o.wrap(h)
+	}
+	if o.wrapTokens != nil {
+		h = o.wrapTokens(td, h)
 	}
 	srv := &http.Server{Handler: h}
 	served := make(chan error, 1) // Serve's one result

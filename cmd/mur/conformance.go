@@ -3,56 +3,116 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/murmur-go/mur/conformance"
 )
 
-// cmdConformance is `mur conformance <url> [--token <token>]` (door.md GO-7,
-// capsule.md CLI-15).
+// cmdConformance is `mur conformance <url> [--token [<kind>=]<token>]…`
+// (door.md GO-7, capsule.md CLI-15).
 var cmdConformance = &command{
 	name:    "conformance",
 	summary: "check an A2A v1.0 door by URL",
 	run:     runConformance,
 }
 
-const conformanceUsage = `Usage: mur conformance <url> [--token <token>]
+const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>]
 
 Runs the A2A v1.0 conformance suite against the door at <url> and prints one
-line per check (PASS, FAIL or SKIP), then "<N> passed, <M> failed". Checks of
-the murmur extensions skip when the card does not declare them; auth checks
-skip without --token. Exits 1 when a check failed.`
+line per check (PASS, FAIL, WARN or SKIP), then "<N> passed, <M> failed" and,
+when a check warned, ", <K> warned". WARN is a door that does otherwise than
+a standard's SHOULD. Checks of the murmur extensions skip when the card does
+not declare them. Exits 1 when a check failed; warnings and skips do not.
+
+Each --token names what it is, and turns on checks:
+  door=<token>    a door token reaching every method (mur token's operator;
+                  door= may be left out): auth.missing, auth.invalid, and the
+                  JSON-RPC checks of a door whose card requires a token
+  scoped=<token>  a door credential lacking some method's scope: auth.scoped
+  member=<token>  a formation member token for this door (door.md AUTH-6):
+                  formation.scope, formation.forged; with a door token also
+                  formation.own-tasks
+
+--task-text is the text of the tasks the suite starts; --slow-task-text, a
+text the door's agent keeps working on until the task is canceled, lets the
+checks that need a live task run on every door (without it they may skip).
+Give both to test a door with a real model, and --check-timeout (default 60s)
+when its answers take longer.`
+
+// tokenFlags is --token, given once per kind. Set never fails: the flag
+// package would print the value, a token, in its error; err is reported after
+// parsing, naming only the kind.
+type tokenFlags struct {
+	door, scoped, member string
+	err                  error
+}
+
+func (tf *tokenFlags) String() string { return "" }
+
+func (tf *tokenFlags) Set(v string) error {
+	kinds := []struct {
+		name string
+		dst  *string
+	}{{"door", &tf.door}, {"scoped", &tf.scoped}, {"member", &tf.member}}
+	kind, tok := kinds[0], v // an unnamed token is the door token
+	for _, k := range kinds {
+		if rest, ok := strings.CutPrefix(v, k.name+"="); ok {
+			kind, tok = k, rest
+		}
+	}
+	switch {
+	case tf.err != nil:
+	case tok == "":
+		tf.err = fmt.Errorf("--token %s= is empty", kind.name)
+	case *kind.dst != "":
+		tf.err = fmt.Errorf("--token %s= is given twice: give each kind once", kind.name)
+	default:
+		*kind.dst = tok
+	}
+	return nil
+}
 
 func runConformance(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
-	token := fs.String("token", "", "bearer `token` for the door's JSON-RPC methods (turns on the auth checks)")
-	rest, code, done := parseFlags(env, "conformance", conformanceUsage, fs, args)
+	var tokens tokenFlags
+	fs.Var(&tokens, "token", "a bearer `token`, as door=, scoped= or member=<token> (door= when unnamed); once per kind")
+	taskText := fs.String("task-text", "", "the `text` of the tasks the suite starts (default: a request for one short sentence)")
+	slowText := fs.String("slow-task-text", "", "a task `text` the door's agent keeps working on until the task is canceled")
+	timeout := fs.Duration("check-timeout", conformance.DefaultCheckTimeout, "how long one check may take (a Go `duration`, e.g. 5m)")
+	rest, code, done := parseInterspersed(env, "conformance", conformanceUsage, fs, args)
 	if done {
 		return code
-	}
-	if len(rest) > 1 { // flags may follow the URL
-		more, code, done := parseFlags(env, "conformance", conformanceUsage, fs, rest[1:])
-		if done {
-			return code
-		}
-		rest = append(rest[:1], more...)
 	}
 	switch {
 	case len(rest) == 0:
 		return usageError(env, "conformance", "missing the door URL")
 	case len(rest) > 1:
 		return usageError(env, "conformance", "unexpected argument '"+rest[1]+"'")
+	case tokens.err != nil:
+		return usageError(env, "conformance", tokens.err.Error())
+	case *timeout <= 0:
+		return usageError(env, "conformance", "--check-timeout must be positive")
 	}
 	u, err := url.Parse(rest[0])
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return usageError(env, "conformance", "'"+rest[0]+"' is not a door URL (want http://<host>:<port>)")
 	}
-	results := conformance.Run(ctx, conformance.Config{URL: rest[0], Token: *token})
+	results := conformance.Run(ctx, conformance.Config{
+		URL:          rest[0],
+		Token:        tokens.door,
+		ScopedToken:  tokens.scoped,
+		MemberToken:  tokens.member,
+		TaskText:     *taskText,
+		SlowTaskText: *slowText,
+		CheckTimeout: *timeout,
+	})
 	if err := conformance.Write(env.Stdout, results); err != nil {
 		return fail(env, "conformance", err)
 	}
-	if _, failed := conformance.Count(results); failed > 0 {
-		return 1 // README exit table: any check failed (skips do not count)
+	if conformance.Tally(results).Failed > 0 {
+		return 1 // README exit table: any check failed (warnings and skips do not count)
 	}
 	return 0
 }

@@ -36,7 +36,9 @@ func runConformanceBin(t *testing.T, args ...string) (stdout, stderr string, cod
 func TestConformanceUsage_GO7(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	for _, args := range [][]string{{}, {"http://127.0.0.1:1", "extra"}, {"127.0.0.1:1"}, {"--nope", "http://127.0.0.1:1"}, {"http://127.0.0.1:1", "--token"}} {
+	for _, args := range [][]string{{}, {"http://127.0.0.1:1", "extra"}, {"127.0.0.1:1"}, {"--nope", "http://127.0.0.1:1"}, {"http://127.0.0.1:1", "--token"},
+		{"http://127.0.0.1:1", "--token", "member=mdt_a", "--token", "member=mdt_b"}, {"http://127.0.0.1:1", "--token", "scoped="},
+		{"--check-timeout", "0s", "http://127.0.0.1:1"}} {
 		out, errOut, code := runConformanceBin(t, args...)
 		if code != 2 || out != "" {
 			t.Errorf("mur conformance %q: exit %d, stdout %q; want 2 and nothing", args, code, out)
@@ -45,7 +47,8 @@ func TestConformanceUsage_GO7(t *testing.T) {
 	}
 	golden.Check(t, "conformance-usage", b.String())
 	out, _, code := runConformanceBin(t, "--help")
-	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token <token>]\n") {
+	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>]") ||
+		!strings.Contains(out, "  --slow-task-text <text>") || !strings.Contains(out, "  member=<token>") {
 		t.Errorf("mur conformance --help: exit %d, stdout %q", code, out)
 	}
 }
