@@ -47,7 +47,7 @@ func parseMemberToken(raw string) (*memberToken, error) {
 func (s *suite) member() (*memberToken, error) {
 	switch {
 	case s.cfg.MemberToken == "":
-		return nil, skipf("no member token was given (--token member=<token>)")
+		return nil, skipf("no member token was given (--token member=<token>, Config.MemberToken)")
 	case !s.murmur:
 		return nil, skipf("formation tokens are door.md's (AUTH-6), and the card declares no murmur door extension")
 	case !s.requiresAuth():
@@ -151,7 +151,7 @@ func formationOwnTasks(ctx context.Context, s *suite) error {
 		return err
 	}
 	if s.cfg.Token == "" {
-		return skipf("needs a door token too (--token <token>), to start a task that is not the member's")
+		return skipf("needs a door token too (--token <token>, Config.Token), to start a task that is not the member's")
 	}
 	other, err := s.endedTask(ctx)
 	if err != nil {

@@ -81,7 +81,7 @@ func authScoped(ctx context.Context, s *suite) error {
 	tok := s.cfg.ScopedToken
 	switch {
 	case tok == "":
-		return skipf("no scoped token was given (--token scoped=<token>)")
+		return skipf("no scoped token was given (--token scoped=<token>, Config.ScopedToken)")
 	case !s.requiresAuth():
 		return skipf("the card declares no security requirement")
 	}

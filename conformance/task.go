@@ -162,7 +162,7 @@ func slowHint(slow bool) string {
 	if slow {
 		return ""
 	}
-	return " (Config.SlowTaskText gives the suite a task that stays live)"
+	return " (a slow task text, --slow-task-text or Config.SlowTaskText, gives the suite a task that stays live)"
 }
 
 // getTask reads a task with GetTask and checks its shape.

@@ -134,8 +134,10 @@ func TestMurConformanceFormationMemberDoor_AUTH6(t *testing.T) {
 			t.Errorf("a token reached mur conformance's output")
 		}
 	}
-	lifeline.Close() // the formation ends (LIFE-3)
-	if code := p.wait(); code != 0 {
+	// The formation ends (LIFE-3). A canceled "hold" task may still be winding
+	// down its sleep, and then the session ends formation_ended (exit 1).
+	lifeline.Close()
+	if code := p.wait(); code != 0 && (code != 1 || !strings.Contains(p.stderr.String(), "the task ended formation_ended")) {
 		t.Errorf("the member exited %d after its lifeline closed; stderr:\n%s", code, p.stderr.String())
 	}
 	noProcessIn(t, e.dir)
