@@ -1,11 +1,10 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
@@ -16,10 +15,10 @@ import (
 // afterAnswer is LOOP-12: an attempt that ended with an answer passes the
 // continuation (LOOP-15), keep_working (LOOP-13) and done_check (LOOP-14), in
 // order. more is true when the task goes on with another turn.
-func (t *taskRun) afterAnswer(e ending) (next ending, more bool) {
+func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more bool) {
 	maxTurns := t.s.m.Inference.MaxTurns
 	if t.turns < maxTurns {
-		if e, more, ended := t.continuation(); ended || more {
+		if e, more, ended := t.continuation(ctx); ended || more {
 			return e, more
 		}
 	}
@@ -33,7 +32,7 @@ func (t *taskRun) afterAnswer(e ending) (next ending, more bool) {
 		return ending{}, true
 	}
 	if dc := t.s.m.Lifecycle.DoneCheck; dc != nil {
-		return t.doneCheck(e)
+		return t.doneCheck(ctx, e)
 	}
 	return e, false
 }
@@ -44,72 +43,31 @@ func (t *taskRun) userMessage(text string) {
 }
 
 // continuation is LOOP-15 / tools.md RND: with work outstanding, the task
-// waits for all of it, then continues with one user message holding every
-// outcome. ended is true when a cancel ended the wait.
-func (t *taskRun) continuation() (e ending, more, ended bool) {
-	waiters := t.state.Waiters()
-	pending := false
-	for _, w := range waiters {
-		if w.Outstanding() > 0 || w.Ready() {
-			pending = true
-		}
-	}
-	if !pending {
+// waits for all of it on its state (tool.TaskState.Wait), then continues
+// with one user message holding every outcome (Deliver). ended is true when
+// a cancel ended the wait.
+func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool) {
+	if !t.state.Pending() {
 		return ending{}, false, false
 	}
 	s := t.s
 	start := s.now()
 	t.setPhase("member_call")
-	lastOut := -1
-	for {
-		out, parts := 0, []string{}
-		cases := []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.run.Canceled())}}
-		for _, w := range waiters {
-			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(w.Changed())})
-			if n := w.Outstanding(); n > 0 {
-				out += n
-				parts = append(parts, w.WaitingText())
-			}
-		}
-		if out == 0 {
-			break
-		}
-		if lastOut < 0 || out < lastOut { // RND-1: at the start and whenever the count drops
-			t.run.Status(strings.Join(parts, "; "))
-		}
-		lastOut = out
-		if chosen, _, _ := reflect.Select(cases); chosen == 0 {
-			e, _ := t.canceled()
-			return e, false, true
-		}
+	if err := t.state.Wait(ctx, t.run.Status); err != nil {
+		e, _ := t.canceled() // ctx ends only after the task's cancel
+		return e, false, true
 	}
 	t.setPhase("turn")
-	var texts, statuses []string
-	memberCalls, delegations := []string{}, []string{}
-	for _, w := range waiters {
-		d := w.Deliver()
-		if d.Text == "" && len(d.IDs) == 0 {
-			continue
-		}
-		texts = append(texts, d.Text)
-		if d.StatusText != "" {
-			statuses = append(statuses, d.StatusText)
-		}
-		t.writeRecs(d.Records)
-		if d.Field == "delegations" {
-			delegations = append(delegations, d.IDs...)
-		} else {
-			memberCalls = append(memberCalls, d.IDs...)
-		}
+	r := t.state.Deliver()
+	t.writeRecs(r.Records)
+	if r.Status != "" {
+		t.run.Status(r.Status)
 	}
-	if len(statuses) > 0 {
-		t.run.Status(strings.Join(statuses, "; "))
-	}
-	text, _ := tool.Cut64(strings.Join(texts, "\n\n")) // RND-3
-	t.userMessage(text)
+	t.userMessage(r.Text)
 	t.continuations++
-	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations, MemberCalls: memberCalls,
-		Delegations: delegations, WaitedMS: elapsedMS(start, s.now()), TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
+	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations,
+		MemberCalls: nonNil(r.IDs[tool.FieldMemberCalls]), Delegations: nonNil(r.IDs[tool.FieldDelegations]),
+		WaitedMS: elapsedMS(start, s.now()), TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
 	return ending{}, true, false
 }
 
@@ -130,10 +88,10 @@ func doneCheckMessage(command, outcome string, code *int, tail string) string {
 
 // doneCheck is LOOP-14: run the command; not passed and under its limit,
 // reopen the task with the output; limit spent and still failing, fail it.
-func (t *taskRun) doneCheck(e ending) (ending, bool) {
+func (t *taskRun) doneCheck(ctx context.Context, e ending) (ending, bool) {
 	s := t.s
 	dc := s.m.Lifecycle.DoneCheck
-	r := t.runDoneCheck(dc.Command, dc.TimeoutSecs)
+	r := t.runDoneCheck(ctx, dc.Command, dc.TimeoutSecs)
 	t.mu.Lock()
 	t.doneRuns++
 	t.doneOutcome = r.outcome

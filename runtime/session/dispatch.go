@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/murmur-go/mur/a2a"
@@ -12,14 +13,14 @@ import (
 // runTools runs a turn's tool calls one at a time, in order (LOOP-7), and
 // appends their results as one tool message. A cancel stops before the next
 // call.
-func (t *taskRun) runTools(uses []driver.Block) {
+func (t *taskRun) runTools(ctx context.Context, uses []driver.Block) {
 	turn := t.turns - 1
 	var results []driver.Block
 	for _, u := range uses {
 		if _, ok := t.canceled(); ok {
 			return
 		}
-		content, isErr := t.dispatch(turn, u)
+		content, isErr := t.dispatch(ctx, turn, u)
 		results = append(results, driver.ToolResultBlock(u.ID, content, isErr))
 	}
 	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleTool, Blocks: results})
@@ -28,7 +29,7 @@ func (t *taskRun) runTools(uses []driver.Block) {
 // dispatch answers one tool call (STAGE-8, LOOP-9, TOOL-*), writes its
 // tool_call and the tool's own records, and streams its artifact frame
 // (SSE-8). It returns what the model gets.
-func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool) {
+func (t *taskRun) dispatch(ctx context.Context, turn int, u driver.Block) (content string, isErr bool) {
 	s := t.s
 	start := s.now()
 	input := u.Input
@@ -49,7 +50,7 @@ func (t *taskRun) dispatch(turn int, u driver.Block) (content string, isErr bool
 			break
 		}
 		cc := &tool.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
-		res = tl.Call(t.ctx, cc, input)
+		res = tl.Call(ctx, cc, input)
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.
 		if !res.Refused {

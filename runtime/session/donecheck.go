@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -40,7 +41,7 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 // runDoneCheck runs command in the workdir under shell rules (its words,
 // the first a shell.allow binary), in its own process group, killed at
 // timeoutSecs or when the task is cancelled.
-func (t *taskRun) runDoneCheck(command string, timeoutSecs int) doneResult {
+func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs int) doneResult {
 	s := t.s
 	start := s.now()
 	res := func(outcome string, code *int, out *tailBuffer) doneResult {
@@ -80,7 +81,7 @@ func (t *taskRun) runDoneCheck(command string, timeoutSecs int) doneResult {
 	case <-done:
 	case <-timer.C:
 		outcome = "timed_out"
-	case <-t.ctx.Done():
+	case <-ctx.Done():
 		outcome = "stopped"
 	}
 	if outcome != "" {

@@ -95,18 +95,18 @@ type fakeWaiter struct {
 	arrived   bool
 	delivered bool
 	abandoned bool
-	changed   chan struct{}
 }
 
-func newFakeWaiter(arrive <-chan struct{}) *fakeWaiter {
-	w := &fakeWaiter{changed: make(chan struct{})}
+// newFakeWaiter's goroutine ends once arrive is closed, signalling ts as a
+// real waiter does.
+func newFakeWaiter(ts *tool.TaskState, arrive <-chan struct{}) *fakeWaiter {
+	w := &fakeWaiter{}
 	go func() {
 		<-arrive
 		w.mu.Lock()
 		w.arrived = true
-		close(w.changed)
-		w.changed = make(chan struct{})
 		w.mu.Unlock()
+		ts.Signal()
 	}()
 	return w
 }
@@ -119,7 +119,6 @@ func (w *fakeWaiter) Outstanding() int {
 	}
 	return 1
 }
-func (w *fakeWaiter) Changed() <-chan struct{} { w.mu.Lock(); defer w.mu.Unlock(); return w.changed }
 func (w *fakeWaiter) Ready() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -161,7 +160,7 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 	var w *fakeWaiter
 	l.Impls = func(*Session) map[string]tool.Tool {
 		return map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
-			w = newFakeWaiter(arrive)
+			w = newFakeWaiter(cc.Task, arrive)
 			cc.Task.AddWaiter(w)
 		}}}
 	}

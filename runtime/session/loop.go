@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,7 +24,7 @@ func sha(s string) string {
 }
 
 // loop runs the task's turns until an attempt ends for good (LOOP-7..LOOP-20).
-func (t *taskRun) loop() ending {
+func (t *taskRun) loop(ctx context.Context) ending {
 	maxTurns := t.s.m.Inference.MaxTurns
 	for {
 		if e, ok := t.canceled(); ok {
@@ -32,7 +33,7 @@ func (t *taskRun) loop() ending {
 		if t.turns >= maxTurns {
 			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
 		}
-		resp, e, ok := t.infer()
+		resp, e, ok := t.infer(ctx)
 		if !ok {
 			return e
 		}
@@ -44,7 +45,7 @@ func (t *taskRun) loop() ending {
 			if text := resp.Text(); text != "" {
 				t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})
 			}
-			t.runTools(uses)
+			t.runTools(ctx, uses)
 			if e, ok := t.canceled(); ok {
 				return e
 			}
@@ -58,7 +59,7 @@ func (t *taskRun) loop() ending {
 		if resp.StopReason == driver.StopMaxTokens {
 			e.text, e.maxTokens = resultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
 		}
-		if next, more := t.afterAnswer(e); !more {
+		if next, more := t.afterAnswer(ctx, e); !more {
 			return next
 		}
 	}
@@ -66,7 +67,7 @@ func (t *taskRun) loop() ending {
 
 // infer makes one turn's driver call (LOOP-7): spend admission (LOOP-18),
 // the call, the inference record. ok is false when the attempt ended.
-func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
+func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, ok bool) {
 	s := t.s
 	block, d, changeID := s.choices.take()
 	turn := t.turns
@@ -79,7 +80,7 @@ func (t *taskRun) infer() (resp *driver.Response, e ending, ok bool) {
 		return nil, e, false
 	}
 	t.setPhase("inference")
-	resp, err := d.Complete(t.ctx, req)
+	resp, err := d.Complete(ctx, req)
 	t.mu.Lock()
 	t.turns++
 	t.mu.Unlock()
@@ -231,12 +232,10 @@ func (s *Session) blob(b []byte) {
 	_, _ = f.Write(b)
 }
 
-// writeRecs writes tool or waiter records, parented through task_id.
+// writeRecs writes tool or waiter records through the task's state, the one
+// path tool records take (tool.TaskState.Write), parented through the task.
 func (t *taskRun) writeRecs(recs []tool.Rec) {
 	for _, r := range recs {
-		id, err := t.s.tr.WriteTask(t.id, r.Record)
-		if err == nil && r.Written != nil {
-			r.Written(id)
-		}
+		t.state.Write("", r)
 	}
 }

@@ -23,7 +23,6 @@ type taskRun struct {
 	s     *Session
 	run   *task.Run
 	id    string
-	ctx   context.Context
 	state *tool.TaskState
 	start time.Time
 	msgs  []driver.Message
@@ -135,9 +134,9 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 		}
 	})
 	defer func() { cancel(); watch.Wait() }()
-	t := &taskRun{s: s, run: run, id: string(run.ID()), ctx: ctx, start: s.now(), phase: "turn",
-		state: &tool.TaskState{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
-			CallerMember: run.Caller().Member, Trace: s.tr}}
+	t := &taskRun{s: s, run: run, id: string(run.ID()), start: s.now(), phase: "turn",
+		state: tool.NewTaskState(tool.TaskInfo{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
+			CallerMember: run.Caller().Member}, s.tr)}
 	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
 		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: lane(prov.Origin),
 		MessagePartsBytes: partsBytes(run.Message()), CallerMember: run.Caller().Member}) // caller_member: TRC-3
@@ -151,7 +150,7 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 	}()
 	t.msgs = []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser,
 		Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}}}
-	e := t.loop()
+	e := t.loop(ctx)
 	t.finish(e)
 	return e.status, e.text
 }
@@ -171,9 +170,7 @@ func (t *taskRun) canceled() (ending, bool) {
 // out/result.txt, task_canceled/task_failed, the A2A outcome, task_end.
 func (t *taskRun) finish(e ending) {
 	s := t.s
-	for _, w := range t.state.Waiters() {
-		t.writeRecs(w.Abandon())
-	}
+	t.writeRecs(t.state.Abandon()) // RND-9: before task_end
 	if err := writeResult(filepath.Join(s.recordsDir, "out"), e.text); err != nil {
 		s.bootstrap(fmt.Sprintf("out/result.txt could not be written: %v\n", err))
 	}

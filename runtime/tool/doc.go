@@ -24,6 +24,49 @@
 // and its wiring in the session (Config.Impl) or cmd/mur; nothing else here
 // changes.
 //
+// # Work that answers after the turn: the continuation seam
+//
+// A call can hand work out that answers after the turn that made it has
+// ended (call-member now; delegate-task and request-input later). All such
+// work meets the loop at the task's TaskState, through one signal; the flow,
+// and the file that owns each step:
+//
+//  1. The call returns. runtime/session/dispatch.go calls Tool.Call with the
+//     task's context and a CallContext whose Task is the TaskState. The tool
+//     (tool/member/call.go) registers its Waiter once per task
+//     (TaskState.AddWaiter, task.go; tool/member/set.go setFor), starts the
+//     goroutines that carry the work on (set.go spawn: each gets a context of
+//     its own that ends at Abandon, not with the call) and returns at once.
+//     The loop writes the result's records through TaskState.Write
+//     (task.go), the one path every tool record takes, and goes on with the
+//     next inference call.
+//  2. The turn ends. When the model answers without tool calls
+//     (runtime/session/loop.go), afterAnswer (runtime/session/after.go) runs
+//     the continuation first, if a turn is left (LOOP-12, LOOP-15).
+//  3. The wait. continuation asks TaskState.Pending, then TaskState.Wait
+//     (wait.go): it takes Changed, reads every waiter's Outstanding, shows
+//     RND-1's text through the task's status at the start and whenever the
+//     count drops, and blocks on Changed or the task's context (a cancel:
+//     phase member_call, RND-3). A waiter's goroutine that ends a piece of
+//     work (tool/member/set.go finish) calls TaskState.Signal, which closes
+//     Changed; records those goroutines write go through TaskState.Write
+//     under the turn that made the call (TurnNode).
+//  4. The delivery. Once nothing is out, TaskState.Deliver (wait.go) takes
+//     every waiter's Delivery in registration order into one Round: the
+//     message text (cut at 64 KiB), the ids by task_continued field, the
+//     records, the status. continuation writes the records, sets the
+//     status, appends the one user message, writes task_continued and the
+//     loop takes its next turn (RND-2).
+//  5. Any other ending (last turn, failure, cancel, session end): the task's
+//     finish (runtime/session/taskrun.go) calls TaskState.Abandon (wait.go);
+//     each waiter stops its goroutines, waits for them and accounts for its
+//     work (RND-9, tool/member/set.go Abandon), and its records are written
+//     before task_end.
+//
+// Contexts are passed, never stored: the task's context flows from
+// runtime/session/taskrun.go down the loop into each call; a goroutine that
+// outlives its call holds only the context spawn gave it.
+//
 // # Example
 //
 //	sh := &shell.Shell{Workdir: wd, Env: env, LogsDir: logs}

@@ -7,27 +7,40 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// TaskState is what tools know of the task a call runs in; the loop makes one
-// per task and hands it to every call (CallContext.Task). It is the seam
-// call-member, end-without-answer (tools.md §10–§12) and delegate-task build
-// on: they register Waiters for work that answers after the turn ends, and
-// end-without-answer marks the attempt to end with no answer. Safe for
-// concurrent use.
-type TaskState struct {
+// TaskInfo is what a call knows of the task it runs in.
+type TaskInfo struct {
 	ID     string
 	Origin string // the task's origin (user, peer, completion, …)
 	Trust  string // trusted | untrusted: call-member sends it on (CALL-3)
 	// CallerMember is the formation member that sent the task, "" when none
 	// (EWA-3, CALL-8's end-without-answer sentence).
 	CallerMember string
-	// Trace is the session's trace, for records a tool writes on its own
-	// goroutines (member_call_busy, member_call_start).
-	Trace *trace.Writer
+}
+
+// TaskState is the state tools share with the loop for one task; the loop
+// makes one per task (NewTaskState) and hands it to every call
+// (CallContext.Task). It is the seam for work that answers after the turn
+// that started it ends (call-member now; delegate-task and request-input
+// later): a tool registers a Waiter for it (AddWaiter), the waiter calls
+// Signal whenever a piece of it arrives, and the loop waits on the one
+// Changed channel (wait.go). It also carries end-without-answer's mark
+// (EWA-2, EWA-4), the task's noAnswerBelow (RND-7), and the one path by
+// which tool records reach the trace (Write). Safe for concurrent use.
+type TaskState struct {
+	TaskInfo
+	tr *trace.Writer // nil: records are not written
 
 	mu       sync.Mutex
 	waiters  []Waiter
+	changed  chan struct{} // closed and replaced by Signal; nil until first asked for
 	noAnswer *string
 	below    []a2a.NoAnswerEntry
+}
+
+// NewTaskState returns the state of the task info describes; tr is the
+// session's trace (nil writes nothing).
+func NewTaskState(info TaskInfo, tr *trace.Writer) *TaskState {
+	return &TaskState{TaskInfo: info, tr: tr}
 }
 
 // AddWaiter registers w; the loop waits on it at the end of every turn that
@@ -44,6 +57,64 @@ func (ts *TaskState) Waiters() []Waiter {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return append([]Waiter(nil), ts.waiters...)
+}
+
+// Signal reports a change in the task's outstanding work: a piece arrived,
+// ended or was abandoned. A Waiter calls it, from any goroutine, once the
+// change shows in its Outstanding and Ready. It wakes everyone waiting on
+// Changed.
+func (ts *TaskState) Signal() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.changed != nil {
+		close(ts.changed)
+		ts.changed = nil
+	}
+}
+
+// Changed returns a channel closed at the next Signal. Take it before
+// reading the waiters' state, so that no change is missed between the read
+// and the wait.
+func (ts *TaskState) Changed() <-chan struct{} {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.changed == nil {
+		ts.changed = make(chan struct{})
+	}
+	return ts.changed
+}
+
+// TurnNode is the event id of the task's latest turn (its newest agent
+// inference record), "" before the first. A tool whose goroutine writes
+// records after later turns began takes it at call time and writes under it
+// (TRACE-2: member_call_busy, member_call_start).
+func (ts *TaskState) TurnNode() string {
+	if ts.tr == nil {
+		return ""
+	}
+	return ts.tr.TurnOf(ts.ID)
+}
+
+// Write writes r's record under parent, an earlier record's event id, or,
+// when parent is "", where TRACE-2 hangs r's type in this task; then it runs
+// r.Written with the new event id. It is the one path by which a tool's
+// records reach the trace: the loop writes a call's Result.Records and a
+// round's records through it, and a tool writes through it from its call
+// (plan records) or from its own goroutines (member_call_busy,
+// member_call_start). It returns the event id, "" when nothing was written
+// (no trace, or the trace failed: the trace reports that itself, E-RUN-007).
+func (ts *TaskState) Write(parent string, r Rec) string {
+	if ts.tr == nil || r.Record == nil {
+		return ""
+	}
+	id, err := ts.tr.WriteUnder(parent, ts.ID, r.Record)
+	if err != nil {
+		return ""
+	}
+	if r.Written != nil {
+		r.Written(id)
+	}
+	return id
 }
 
 // EndWithoutAnswer marks the attempt to end with no answer once the turn's
@@ -83,37 +154,4 @@ func (ts *TaskState) NoAnswerBelow() []a2a.NoAnswerEntry {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return append([]a2a.NoAnswerEntry(nil), ts.below...)
-}
-
-// Waiter is one kind of a task's outstanding work whose outcomes reach the
-// model after the turn ends (tools.md RND; call-member, delegate-task).
-type Waiter interface {
-	// Outstanding is how many pieces are still out (not yet arrived).
-	Outstanding() int
-	// Changed returns a channel closed at the next change of Outstanding or
-	// of Ready; call it again for the change after that.
-	Changed() <-chan struct{}
-	// Ready reports whether an arrived outcome waits to be delivered.
-	Ready() bool
-	// WaitingText is this waiter's part of RND-1's status text, e.g.
-	// "waiting on call-member: 2 call(s) outstanding"; "" when nothing is out.
-	WaitingText() string
-	// Deliver hands over every arrived, undelivered outcome (RND-2): the
-	// continuation text, the task_continued field it fills, the records to
-	// write before task_continued (member_call), and its part of the
-	// "continuing with …" status text.
-	Deliver() Delivery
-	// Abandon accounts for every piece when the task ends without waiting
-	// (RND-9: outstanding → abandoned, arrived → delivered: false) and returns
-	// the records to write before task_end.
-	Abandon() []Rec
-}
-
-// Delivery is what one Waiter hands to a continuation (RND-2).
-type Delivery struct {
-	Text       string   // the blocks and runtime lines, already fenced (RND-4..8)
-	Field      string   // task_continued's field: "member_calls" or "delegations"
-	IDs        []string // ids delivered, in the field's order
-	Records    []Rec    // written before task_continued (parent: task)
-	StatusText string   // e.g. "continuing with 2 member answer(s)"
 }

@@ -175,7 +175,7 @@ func TestWaiter(t *testing.T) {
 		if s.Outstanding() != 2 || s.WaitingText() != "waiting on call-member: 2 call(s) outstanding" || s.Ready() {
 			t.Fatalf("outstanding %d %q ready %v", s.Outstanding(), s.WaitingText(), s.Ready())
 		}
-		ch := s.Changed()
+		ch := f.ts.Changed()
 		time.Sleep(500 * time.Millisecond) // the first reads: one working, one completed
 		synctest.Wait()
 		select {

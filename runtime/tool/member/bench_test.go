@@ -96,14 +96,14 @@ func BenchmarkContinuationDelay(b *testing.B) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		for i := range calls {
-			ts := &tool.TaskState{ID: fmt.Sprintf("tsk_%d", i), Trust: "trusted", Trace: tw}
+			ts := tool.NewTaskState(tool.TaskInfo{ID: fmt.Sprintf("tsk_%d", i), Trust: "trusted"}, tw)
 			res := impls[tool.NameCallMember].Call(b.Context(), &tool.CallContext{Task: ts}, json.RawMessage(`{"member":"worker","task":"x"}`))
 			var data map[string]string
 			_ = json.Unmarshal([]byte(res.Data), &data)
 			s := findSet(ts)
 			wg.Go(func() {
 				for {
-					ch := s.Changed()
+					ch := ts.Changed()
 					if s.Outstanding() == 0 {
 						break
 					}

@@ -39,14 +39,14 @@ func TestBusyThenTaken(t *testing.T) {
 		start := time.Now()
 		door := &fakeDoor{send: replies(busy(), busy(), busy(), taken("tsk_w")), get: replies(reply{task: completed("tsk_w", "done")})}
 		f := newFixture(t, door, "", 0)
-		turn0, err := f.ts.Trace.Write(trace.Inference{Turn: 0, TaskID: f.ts.ID})
+		turn0, err := f.tw.Write(trace.Inference{Turn: 0, TaskID: f.ts.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res := f.callMember(t, "worker", "x")
 		// A later turn begins while the re-offers go on: their records still
 		// hang from the turn that made the call (TRACE-2).
-		if _, err := f.ts.Trace.Write(trace.Inference{Turn: 1, TaskID: f.ts.ID}); err != nil {
+		if _, err := f.tw.Write(trace.Inference{Turn: 1, TaskID: f.ts.ID}); err != nil {
 			t.Fatal(err)
 		}
 		id := callID(t, res)

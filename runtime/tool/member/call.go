@@ -32,7 +32,7 @@ func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
 		return s.endNow(c, statusFailed, outputUnreached(c.member, "its address could not be used"), true)
 	}
 	c.cl = cl
-	a := s.offer(c, trust, ctx)
+	a := s.offer(ctx, c, trust)
 	abandoned := ctx.Err() != nil // the calling task ended while the offer was on its way
 	var recs []tool.Rec
 	switch a.kind {
@@ -66,13 +66,13 @@ func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
 		res.Summary = callSummary(c.member, statusBusy)
 		res.Data = tool.JSON(map[string]string{"call_id": c.id, "member": c.member, "output": outputBusy(c.member), "status": statusBusy})
 		res.Notes = []string{noteBusy(c.member, c.id, s.cfg.deadlineSecs())}
-		s.wg.Go(func() { s.reoffer(c, trust) })
+		s.spawn(ctx, func(ctx context.Context) { s.reoffer(ctx, c, trust) })
 		return res
 	}
 	res.Summary = callSummary(c.member, statusStarted)
 	res.Data = tool.JSON(map[string]string{"call_id": c.id, "member": c.member, "status": statusStarted, "task_id": a.taskID})
 	res.Notes = []string{noteStarted(c.member, c.id)}
-	s.wg.Go(func() { s.poll(c, a.taskID) })
+	s.spawn(ctx, func(ctx context.Context) { s.poll(ctx, c, a.taskID) })
 	return res
 }
 
@@ -99,7 +99,7 @@ func (s *callSet) hold(c *call, taskID string) {
 
 // offer sends one SendMessage for c (CALL-3), bounded by Timing.Request and,
 // once abandon ends, by Timing.InFlight more (CALL-9).
-func (s *callSet) offer(c *call, trust string, abandon context.Context) offerAnswer {
+func (s *callSet) offer(abandon context.Context, c *call, trust string) offerAnswer {
 	t := s.cfg.Timing
 	rctx, cancel := context.WithTimeout(context.Background(), t.Request)
 	defer cancel()
@@ -139,7 +139,7 @@ func (s *callSet) cancelTask(c *call, taskID string) {
 
 // reoffer offers a busy member the task again until it takes it (then
 // polls), the call ends, or the calling task ends (CALL-9).
-func (s *callSet) reoffer(c *call, trust string) {
+func (s *callSet) reoffer(ctx context.Context, c *call, trust string) {
 	t := s.cfg.Timing
 	deadline := time.NewTimer(time.Until(c.deadline))
 	defer deadline.Stop()
@@ -147,7 +147,7 @@ func (s *callSet) reoffer(c *call, trust string) {
 	for {
 		next := time.NewTimer(wait + t.Jitter())
 		select {
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			next.Stop()
 			s.finish(c, ending{status: statusAbandoned, output: outputAbandonedBetween(c.member)})
 			return
@@ -161,8 +161,8 @@ func (s *callSet) reoffer(c *call, trust string) {
 		case <-next.C:
 		}
 		offer++
-		a := s.offer(c, trust, s.ctx)
-		abandoned := s.ctx.Err() != nil
+		a := s.offer(ctx, c, trust)
+		abandoned := ctx.Err() != nil
 		switch a.kind {
 		case offerBusy:
 			missed = 0
@@ -189,7 +189,7 @@ func (s *callSet) reoffer(c *call, trust string) {
 				s.finish(c, ending{status: statusAbandoned, output: outputAbandonedTaken(c.member)})
 				return
 			}
-			s.poll(c, a.taskID)
+			s.poll(ctx, c, a.taskID)
 			return
 		case offerRejected:
 			s.finish(c, ending{status: statusRejected, output: a.why})
@@ -204,7 +204,7 @@ func (s *callSet) reoffer(c *call, trust string) {
 
 // poll reads the member's task every Timing.Poll until it ends, the call's
 // deadline passes, the door stops answering or the calling task ends (CALL-10).
-func (s *callSet) poll(c *call, taskID string) {
+func (s *callSet) poll(ctx context.Context, c *call, taskID string) {
 	t := s.cfg.Timing
 	deadline := time.NewTimer(time.Until(c.deadline))
 	defer deadline.Stop()
@@ -213,7 +213,7 @@ func (s *callSet) poll(c *call, taskID string) {
 	missed := 0
 	for {
 		select {
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 			s.finish(c, ending{status: statusAbandoned, output: outputAbandonedHeld(c.member)})
 			return
 		case <-deadline.C:
@@ -221,10 +221,10 @@ func (s *callSet) poll(c *call, taskID string) {
 			return
 		case <-tick.C:
 		}
-		rctx, cancel := context.WithTimeout(s.ctx, t.Request)
+		rctx, cancel := context.WithTimeout(ctx, t.Request)
 		task, err := c.cl.GetTask(rctx, a2a.GetTaskRequest{ID: a2a.TaskID(taskID)})
 		cancel()
-		if s.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			s.finish(c, ending{status: statusAbandoned, output: outputAbandonedHeld(c.member)})
 			return
 		}

@@ -21,12 +21,14 @@
 //
 // A busy call runs one goroutine that re-offers the task (1 s, doubling to
 // 8 s, plus jitter; CALL-9) and, once the member takes it, polls GetTask
-// every 500 ms (CALL-10); a held call runs one goroutine that polls. Each
-// goroutine ends its call exactly once (finish) and wakes the loop. The call
-// set owns them: Abandon cancels their context and waits for all of them, so
-// no goroutine outlives its task. Records written on them
-// (member_call_busy, member_call_start) go through the task's trace writer;
-// member_call records are returned to the loop, which writes them.
+// every 500 ms (CALL-10); a held call runs one goroutine that polls. The call
+// set owns them (spawn): each has a context of its own that Abandon cancels,
+// and Abandon waits for all of them, so no goroutine outlives its task. Each
+// ends its call exactly once (finish), which signals the task's state
+// (tool.TaskState.Signal) and so wakes the loop's wait. Records written on
+// them (member_call_busy, member_call_start) go through the task's state
+// (tool.TaskState.Write) under the turn that made the call; member_call
+// records are returned to the loop, which writes them.
 //
 // # Example
 //

@@ -152,6 +152,7 @@ type fixture struct {
 	call  tool.Tool
 	ewa   tool.Tool
 	ts    *tool.TaskState
+	tw    *trace.Writer // the trace ts writes to
 	trace string
 }
 
@@ -173,8 +174,8 @@ func newFixture(t *testing.T, door *fakeDoor, caller string, deadline time.Durat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tw.Close() })
-	ts := &tool.TaskState{ID: "tsk_test", Origin: "peer", Trust: "trusted", CallerMember: caller, Trace: tw}
-	return &fixture{door: door, call: impls[tool.NameCallMember], ewa: impls[tool.NameEndWithoutAnswer], ts: ts, trace: path}
+	ts := tool.NewTaskState(tool.TaskInfo{ID: "tsk_test", Origin: "peer", Trust: "trusted", CallerMember: caller}, tw)
+	return &fixture{door: door, call: impls[tool.NameCallMember], ewa: impls[tool.NameEndWithoutAnswer], ts: ts, tw: tw, trace: path}
 }
 
 func (f *fixture) cc() *tool.CallContext { return &tool.CallContext{TaskID: f.ts.ID, Task: f.ts} }

@@ -38,18 +38,17 @@ type ending struct {
 }
 
 // callSet is one task's calls: the tool.Waiter the loop waits on (RND-1..9).
-// It owns every goroutine its calls start and stops and waits for them in
-// Abandon. Safe for concurrent use.
+// It owns every goroutine its calls start (spawn) and stops and waits for
+// them in Abandon; each call's end is signalled on the task's state
+// (finish). Safe for concurrent use.
 type callSet struct {
-	cfg    *Config
-	ts     *tool.TaskState
-	ctx    context.Context // ends at Abandon: the calling task ended
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	cfg *Config
+	ts  *tool.TaskState
+	wg  sync.WaitGroup
 
 	mu        sync.Mutex
-	calls     []*call // creation order
-	changed   chan struct{}
+	calls     []*call              // creation order
+	stops     []context.CancelFunc // one per goroutine: Abandon ends them
 	arrivals  int
 	standing  []standing // RND-5/6, first-recorded order
 	abandoned bool
@@ -65,10 +64,26 @@ func setFor(ts *tool.TaskState, cfg *Config) *callSet {
 			return s
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &callSet{cfg: cfg, ts: ts, ctx: ctx, cancel: cancel, changed: make(chan struct{})}
+	s := &callSet{cfg: cfg, ts: ts}
 	ts.AddWaiter(s)
 	return s
+}
+
+// spawn runs f on a goroutine of the set, with a context that ends at
+// Abandon (the calling task ended), not with the tool call that started it;
+// it keeps ctx's values.
+func (s *callSet) spawn(ctx context.Context, f func(ctx context.Context)) {
+	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	if s.abandoned {
+		stop()
+	}
+	s.stops = append(s.stops, stop)
+	s.mu.Unlock()
+	s.wg.Go(func() {
+		defer stop()
+		f(gctx)
+	})
 }
 
 // findSet returns the task's call set, nil when it made no call.
@@ -85,9 +100,7 @@ func findSet(ts *tool.TaskState) *callSet {
 func (s *callSet) newCall(member, task string) *call {
 	now := time.Now()
 	c := &call{id: a2a.NewID(a2a.PrefixMemberCall), member: member, task: task, start: now, deadline: now.Add(s.cfg.Deadline)}
-	if s.ts.Trace != nil {
-		c.turnNode = s.ts.Trace.TurnOf(s.ts.ID)
-	}
+	c.turnNode = s.ts.TurnNode()
 	s.mu.Lock()
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
@@ -107,20 +120,21 @@ func (s *callSet) unanswered(member string) (c *call, arrived bool) {
 	return nil, false
 }
 
-// finish ends c with e and wakes the loop (RND-1); later calls do nothing.
+// finish ends c with e and signals the task's state, which wakes the loop
+// (RND-1); later calls do nothing.
 func (s *callSet) finish(c *call, e ending) {
 	e.output, e.truncated = tool.Cut64(e.output) // CALL-10, CALL-11
 	e.at = time.Now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if c.ended {
+		s.mu.Unlock()
 		return
 	}
 	c.ended, c.end = true, e
 	s.arrivals++
 	c.arrival = s.arrivals
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	s.ts.Signal()
 }
 
 // account marks c accounted for, updates the standing (RND-5, RND-6) with
@@ -142,11 +156,7 @@ func (s *callSet) memberCallRec(c *call, delivered bool) tool.Rec {
 // write writes a record from c's goroutine (member_call_busy,
 // member_call_start) under the turn that made the call, even after later
 // turns began (TRACE-2).
-func (s *callSet) write(c *call, r tool.Rec) {
-	if s.ts.Trace != nil {
-		_, _ = s.ts.Trace.WriteUnder(c.turnNode, s.ts.ID, r.Record)
-	}
-}
+func (s *callSet) write(c *call, r tool.Rec) { s.ts.Write(c.turnNode, r) }
 
 func (s *callSet) busyRec(c *call, offer int, message string) tool.Rec {
 	return tool.Rec{Record: trace.MemberCallBusy{TaskID: s.ts.ID, CallID: c.id, Member: c.member, Offer: offer,
@@ -168,13 +178,6 @@ func (s *callSet) Outstanding() int {
 		}
 	}
 	return n
-}
-
-// Changed is closed when the next call ends.
-func (s *callSet) Changed() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
 }
 
 // Ready reports whether an answer arrived and waits to be delivered.
@@ -236,8 +239,11 @@ func (s *callSet) Deliver() tool.Delivery {
 func (s *callSet) Abandon() []tool.Rec {
 	s.mu.Lock()
 	s.abandoned = true
+	stops := s.stops
 	s.mu.Unlock()
-	s.cancel()
+	for _, stop := range stops {
+		stop()
+	}
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()

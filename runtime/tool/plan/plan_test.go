@@ -89,7 +89,7 @@ func newPlanFix(t *testing.T, extra ...tool.Artifact) *planFix {
 	f.tr.Write(trace.SessionStart{})
 	f.tr.Write(trace.TaskStart{TaskID: "tsk_a"})
 	f.turn, _ = f.tr.Write(trace.Inference{Turn: 0, TaskID: "tsk_a"})
-	f.state = &tool.TaskState{ID: "tsk_a", Trace: f.tr}
+	f.state = tool.NewTaskState(tool.TaskInfo{ID: "tsk_a"}, f.tr)
 	return f
 }
 

@@ -327,11 +327,11 @@ func (r *planRun) writeEnd(outcome, failedStep, reason string) {
 	r.write(end)
 }
 
-// write writes a plan record as the call runs, parented to the turn that
-// made it (TRACE-2).
+// write writes a plan record as the call runs, through the task's state,
+// parented to the turn that made it (TRACE-2).
 func (r *planRun) write(rec trace.Record) {
-	if ts := r.cc.Task; ts != nil && ts.Trace != nil {
-		_, _ = ts.Trace.Write(rec)
+	if ts := r.cc.Task; ts != nil {
+		ts.Write("", tool.Rec{Record: rec})
 	}
 }
 

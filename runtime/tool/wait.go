@@ -1,0 +1,132 @@
+package tool
+
+import (
+	"context"
+	"strings"
+)
+
+// Waiter is one kind of a task's outstanding work whose outcomes reach the
+// model after the turn ends (tools.md RND; call-member, delegate-task). It
+// calls its TaskState's Signal whenever Outstanding drops or Ready turns
+// true, and owns every goroutine its work runs on: Abandon stops them and
+// waits for them.
+type Waiter interface {
+	// Outstanding is how many pieces are still out (not yet arrived).
+	Outstanding() int
+	// Ready reports whether an arrived outcome waits to be delivered.
+	Ready() bool
+	// WaitingText is this waiter's part of RND-1's status text, e.g.
+	// "waiting on call-member: 2 call(s) outstanding"; "" when nothing is out.
+	WaitingText() string
+	// Deliver hands over every arrived, undelivered outcome (RND-2).
+	Deliver() Delivery
+	// Abandon accounts for every piece when the task ends without waiting
+	// (RND-9: outstanding → abandoned, arrived → delivered: false), once its
+	// goroutines have ended, and returns the records to write before
+	// task_end.
+	Abandon() []Rec
+}
+
+// The task_continued fields a Delivery's ids go to (RND-2).
+const (
+	FieldMemberCalls = "member_calls"
+	FieldDelegations = "delegations"
+)
+
+// Delivery is what one Waiter hands to a continuation (RND-2).
+type Delivery struct {
+	Text       string   // the blocks and runtime lines, already fenced (RND-4..8)
+	Field      string   // task_continued's field for IDs: FieldMemberCalls or FieldDelegations
+	IDs        []string // ids delivered, in the field's order
+	Records    []Rec    // written before task_continued (parent: task)
+	StatusText string   // e.g. "continuing with 2 member answer(s)"
+}
+
+// Pending reports whether any waiter has work out or an outcome to deliver:
+// only then does a task whose turn ended with a turn left wait (RND-1).
+func (ts *TaskState) Pending() bool {
+	for _, w := range ts.Waiters() {
+		if w.Outstanding() > 0 || w.Ready() {
+			return true
+		}
+	}
+	return false
+}
+
+// Wait blocks until no waiter has work outstanding (RND-1) and returns nil,
+// or until ctx ends (a cancel while waiting, RND-3) and returns ctx's error.
+// status gets RND-1's text, each waiter's WaitingText joined by "; ", at the
+// start and whenever the count drops with work still out; nothing when all
+// has arrived already. It wakes on Changed only: no polling.
+func (ts *TaskState) Wait(ctx context.Context, status func(text string)) error {
+	last := -1
+	for {
+		changed := ts.Changed() // before the read: a Signal after it closes this one
+		out, parts := 0, []string{}
+		for _, w := range ts.Waiters() {
+			if n := w.Outstanding(); n > 0 {
+				out += n
+				parts = append(parts, w.WaitingText())
+			}
+		}
+		if out == 0 {
+			return nil
+		}
+		if last < 0 || out < last {
+			status(strings.Join(parts, "; "))
+		}
+		last = out
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Round is what one continuation delivers (RND-2, RND-3).
+type Round struct {
+	// Text is the one user message: every waiter's text in registration
+	// order, a blank line between, cut at 64 KiB (RND-3).
+	Text string
+	// IDs maps task_continued's fields (FieldMemberCalls, FieldDelegations)
+	// to the ids delivered.
+	IDs map[string][]string
+	// Records are written before task_continued, in order.
+	Records []Rec
+	// Status is the "continuing with …" texts joined by "; "; "" when none.
+	Status string
+}
+
+// Deliver collects every waiter's Delivery, in registration order, into
+// the round's message, ids, records and status (RND-2).
+func (ts *TaskState) Deliver() Round {
+	r := Round{IDs: map[string][]string{}}
+	var texts, statuses []string
+	for _, w := range ts.Waiters() {
+		d := w.Deliver()
+		if d.Text == "" && len(d.IDs) == 0 {
+			continue
+		}
+		texts = append(texts, d.Text)
+		if d.StatusText != "" {
+			statuses = append(statuses, d.StatusText)
+		}
+		r.Records = append(r.Records, d.Records...)
+		r.IDs[d.Field] = append(r.IDs[d.Field], d.IDs...)
+	}
+	r.Text, _ = Cut64(strings.Join(texts, "\n\n"))
+	r.Status = strings.Join(statuses, "; ")
+	return r
+}
+
+// Abandon has every waiter account for its work as the task ends without
+// waiting (RND-9), in registration order, and returns their records. Each
+// waiter's goroutines have ended when it returns.
+func (ts *TaskState) Abandon() []Rec {
+	var recs []Rec
+	for _, w := range ts.Waiters() {
+		recs = append(recs, w.Abandon()...)
+	}
+	return recs
+}
