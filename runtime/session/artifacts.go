@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -48,21 +47,8 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 		if err != nil {
 			return diag.IOError(filepath.Join(b.TreeDir, manifest.FileName), osText(err))
 		}
-		if a.Runtime == "skill" {
-			l.Artifacts = append(l.Artifacts, &artifact.Skill{Ref: a.Ref, Name: a.Name, Description: am.Description,
-				Path: store.SkillPath(b.TreeDir), ManifestRaw: raw})
-			continue
-		}
-		schema := am.InputSchema
-		if len(schema) == 0 {
-			schema = json.RawMessage(manifest.DefaultInputSchema)
-		}
-		var req struct {
-			Required []string `json:"required"`
-		}
-		_ = json.Unmarshal(schema, &req)
-		l.Artifacts = append(l.Artifacts, &artifact.Native{Ref: a.Ref, Name: a.Name, Description: am.Description,
-			Schema: schema, Command: am.CommandPath(), Config: a.ConfigJSON, ManifestRaw: raw, RequiredIn: req.Required})
+		l.Artifacts = append(l.Artifacts, artifact.FromInstalled(artifact.Installed{Ref: a.Ref, Name: a.Name,
+			Runtime: a.Runtime, Tree: b.TreeDir, Manifest: am, Raw: raw, Config: a.ConfigJSON}))
 	}
 	return nil
 }

@@ -377,17 +377,9 @@ func (in *Installer) artifact(full, name string, r store.Resolved, m *manifest.M
 	if err != nil {
 		return nil, err
 	}
-	if r.Meta.Runtime == "skill" {
-		return &Skill{Ref: full, Name: name, Description: m.Description, Path: store.SkillPath(r.TreeDir), ManifestRaw: raw}, nil
+	a := FromInstalled(Installed{Ref: full, Name: name, Runtime: r.Meta.Runtime, Tree: r.TreeDir, Manifest: m, Raw: raw})
+	if n, ok := a.(*Native); ok {
+		n.Workdir, n.Env = in.cfg.Workdir, in.cfg.Env
 	}
-	schema := m.InputSchema
-	if len(schema) == 0 {
-		schema = json.RawMessage(manifest.DefaultInputSchema)
-	}
-	var req struct {
-		Required []string `json:"required"`
-	}
-	_ = json.Unmarshal(schema, &req)
-	return &Native{Ref: full, Name: name, Description: m.Description, Schema: schema, Command: m.CommandPath(),
-		Workdir: in.cfg.Workdir, Env: in.cfg.Env, ManifestRaw: raw, RequiredIn: req.Required}, nil
+	return a, nil
 }
