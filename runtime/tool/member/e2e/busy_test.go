@@ -231,20 +231,25 @@ worker's door stopped answering: connection refused
 // closing answers "task rejected: the session is closing"; the call ends
 // rejected in its tool call, and nothing is offered again. The worker ends
 // after its first task (after_task: exit), and a background command that
-// ignores SIGTERM keeps its door up, closing, for 2 s (capsule.md SES-8).
+// outlives SIGTERM keeps its door up, closing, for 2 s (capsule.md SES-8).
+// That command marks the SIGTERM, which comes once the worker's task table
+// is closing, and the lead calls again only after the mark: the worker's
+// answer alone (its task completed) may still reach the lead before its
+// session starts closing, when the second call would be queued instead.
 func TestCallRejectedClosing(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
-	never := p.fifo(t, "never")
-	lead := capsule{name: "lead", script: `script_version: 1
+	closing := filepath.Join(p.dir, "worker-closing")
+	lead := capsule{name: "lead", shell: true, script: fmt.Sprintf(`script_version: 1
 rules:
   - match: {always: true}
     turns:
       - tool_calls: [{name: call-member, input: {member: worker, task: "prep"}}]
       - text: "waiting for worker"
+      - tool_calls: [{name: bash, input: {command: "for i in $(seq 400); do [ -e %[1]s ] && break; sleep 0.05; done"}}]
       - tool_calls: [{name: call-member, input: {member: worker, task: "again"}}]
       - text: "lead: {{tool_result}}"
-`}
+`, closing)}
 	w := capsule{name: "worker", shell: true, extra: `lifecycle:
   task_acceptance: queue
   after_task: exit
@@ -256,9 +261,9 @@ exports:
 rules:
   - match: {always: true}
     turns:
-      - tool_calls: [{name: bash, input: {command: "trap '' TERM; cat %s"}}]
+      - tool_calls: [{name: bash, input: {command: "trap 'touch %s' TERM; while :; do sleep 0.05; done"}}]
       - text: "prepped"
-`, never)}
+`, closing)}
 	p.install(t, lead, w)
 	p.roster(t, []string{"lead", "worker"}, "lead:worker")
 	l := p.start(t, "build it")
