@@ -2,6 +2,7 @@ package view
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // finder locates the member sessions of what a view shows (formations.md
@@ -201,11 +203,12 @@ func firstFormationID(path string) (frm string, complete bool) {
 	if err != nil {
 		return "", errors.Is(err, bufio.ErrBufferFull) // an endless first line is no session_start of ours
 	}
-	var ss struct {
-		EventType   string `json:"event_type"`
-		FormationID string `json:"formation_id"`
+	l, err := trace.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		return "", true
 	}
-	if json.Unmarshal(line, &ss) != nil || ss.EventType != "session_start" {
+	ss, err := trace.As[trace.SessionStart](l)
+	if err != nil {
 		return "", true
 	}
 	return ss.FormationID, true
