@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -54,12 +55,10 @@ func TestViewUsageAndRefusals(t *testing.T) {
 	}
 }
 
-// TestViewOfEndedSession: mur view <ses> of a session that ran and ended
-// serves its page from its records: the --json line names it, the state API
-// shows its one member ended ok with its task completed, a taken --port is
-// E-VIEW-003, and SIGTERM ends the view with exit 0.
-func TestViewOfEndedSession(t *testing.T) {
-	t.Parallel()
+// helloSession runs examples/hello once and returns its MURMUR_HOME and
+// session id.
+func helloSession(t *testing.T) (home, ses string) {
+	t.Helper()
 	e := helloEnv(t)
 	if _, errOut, code := e.run(t, "--task", "list the files"); code != 0 {
 		t.Fatalf("mur run = %d %s", code, errOut)
@@ -69,8 +68,83 @@ func TestViewOfEndedSession(t *testing.T) {
 	if len(dirs) != 1 {
 		t.Fatalf("records group holds %q, want one session", dirs)
 	}
-	ses := filepath.Base(dirs[0])
-	cmd := viewCmd(e.home, ses, "--json")
+	return e.home, filepath.Base(dirs[0])
+}
+
+// TestViewOpenKeepsTokenOffArgv: --open hands the browser opener a 0600
+// page that redirects to the URL, never the URL itself, so the token stays
+// off every command line; the page is removed when the view ends.
+func TestViewOpenKeepsTokenOffArgv(t *testing.T) {
+	t.Parallel()
+	home, ses := helloSession(t)
+	bin := t.TempDir()
+	fifo := filepath.Join(bin, "opened")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The fake opener reports its argv, the file's mode and the file's text
+	// through the fifo, so the test waits on it rather than on a clock.
+	opener := "#!/bin/sh\n{ printf 'argv: %s\\n' \"$*\"; stat -c 'mode: %a' \"$1\"; cat \"$1\"; } > " + fifo + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(opener), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := viewCmd(home, ses, "--open", "--json")
+	cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testmur.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	br := bufio.NewReader(stdout)
+	first, err := br.ReadString('\n')
+	go func() { _, _ = io.Copy(io.Discard, br); _ = cmd.Wait(); close(done) }()
+	if err != nil {
+		t.Fatalf("mur view printed no line: %v\n%s", err, stderr.String())
+	}
+	var vl struct{ URL string }
+	if err := json.Unmarshal([]byte(first), &vl); err != nil {
+		t.Fatal(err)
+	}
+	_, token, _ := strings.Cut(vl.URL, "/?token=")
+	got, err := os.ReadFile(fifo) // blocks until the opener writes
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(got)
+	argv, rest, _ := strings.Cut(report, "\n")
+	page := strings.TrimPrefix(argv, "argv: ")
+	if token == "" || strings.Contains(argv, token) || !strings.HasPrefix(filepath.Base(page), "mur-view-") || !strings.HasSuffix(page, ".html") {
+		t.Errorf("the opener's argv = %q (token %q)", argv, token)
+	}
+	if !strings.HasPrefix(rest, "mode: 600\n") || !strings.Contains(rest, `<meta http-equiv="refresh" content="0;url=`+vl.URL+`">`) {
+		t.Errorf("the page the opener got:\n%s", rest)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if c := cmd.ProcessState.ExitCode(); c != 0 {
+		t.Errorf("mur view exit = %d\n%s", c, stderr.String())
+	}
+	if _, err := os.Stat(page); !os.IsNotExist(err) {
+		t.Errorf("the redirect page %s is still there after the view ended: %v", page, err)
+	}
+}
+
+// TestViewOfEndedSession: mur view <ses> of a session that ran and ended
+// serves its page from its records: the --json line names it, the state API
+// shows its one member ended ok with its task completed, a taken --port is
+// E-VIEW-003, and SIGTERM ends the view with exit 0.
+func TestViewOfEndedSession(t *testing.T) {
+	t.Parallel()
+	home, ses := helloSession(t)
+	cmd := viewCmd(home, ses, "--json")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +187,7 @@ func TestViewOfEndedSession(t *testing.T) {
 		t.Errorf("state = %+v (%v)", snap, err)
 	}
 	port := base[strings.LastIndexByte(base, ':')+1:]
-	_, errOut, code := testmur.Exec(t, viewCmd(e.home, ses, "--port", port))
+	_, errOut, code := testmur.Exec(t, viewCmd(home, ses, "--port", port))
 	if code != 1 || !strings.HasPrefix(errOut, "error[E-VIEW-003]: the view could not listen on 127.0.0.1:"+port+": address already in use\n") {
 		t.Errorf("a taken --port = %d %q", code, errOut)
 	}

@@ -186,3 +186,37 @@ func TestTaskStatesOnlyMoveOn(t *testing.T) {
 		t.Errorf("member counts: %d live of %d", ms.LiveTasks, ms.Tasks)
 	}
 }
+
+// TestCallLifecycle: a call offered while its member is busy shows busy with
+// its re-offer count, then started once held, then its ending; an ended
+// call takes no later state; the member's task links back to the call.
+func TestCallLifecycle(t *testing.T) {
+	t.Parallel()
+	home, trace := liveSession(t, "http://127.0.0.1:1")
+	const call, theirs = "mcl_01a2400000007000800000000000000e", "tsk_01a2400000007000800000000000000f"
+	appendTo(t, trace, line("session_start", 1000, `"capsule_name":"solo","capsule_version":"1.0.0","formation_id":"frm_01a24000000070008000000000000001","formation_member":"lead","formation_callees":["worker"]`)+
+		line("task_start", 1001, `"task_id":"`+liveTask+`","source":"a2a","origin":"event"`)+
+		line("member_call_busy", 1010, `"task_id":"`+liveTask+`","call_id":"`+call+`","member":"worker","offer":1,"waited_ms":0,"message":"task rejected: capsule is busy"`)+
+		line("member_call_busy", 2010, `"task_id":"`+liveTask+`","call_id":"`+call+`","member":"worker","offer":2,"waited_ms":1000,"message":"task rejected: capsule is busy"`)+
+		line("member_call_start", 4010, `"task_id":"`+liveTask+`","call_id":"`+call+`","member":"worker","member_task_id":"`+theirs+`"`)+
+		line("member_call", 9010, `"task_id":"`+liveTask+`","call_id":"`+call+`","member":"worker","member_task_id":"`+theirs+`","status":"no_answer","duration_ms":9000,"output":"","truncated":false,"delivered":true`)+
+		line("member_call_start", 9011, `"task_id":"`+liveTask+`","call_id":"`+call+`","member":"worker","member_task_id":"`+theirs+`"`))
+	v, err := New(Config{Home: home, Target: Target{KindSession, liveSes}, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.m.mu.Lock()
+	c := cloneCall(*v.m.calls[call])
+	v.m.mu.Unlock()
+	var steps []string
+	for _, s := range c.History {
+		steps = append(steps, fmt.Sprintf("%s@%d", s.State, s.At))
+	}
+	if c.From != "lead" || c.To != "worker" || c.State != "no_answer" || c.Offers != 2 || c.MemberTaskID != theirs || c.DurationMS == nil || *c.DurationMS != 9000 ||
+		strings.Join(steps, " ") != "busy@1010 busy@2010 started@4010 no_answer@9010" {
+		t.Errorf("call = %+v, steps %q", c, steps)
+	}
+	if m := memberOf(t, v, "worker"); m.State != MemberStarting {
+		t.Errorf("a callee with no session yet = %+v, want starting", m)
+	}
+}
