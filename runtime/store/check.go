@@ -81,16 +81,17 @@ func (s Stores) CreateLock(bound []Bound) error {
 	if s.ProjectDir == "" || len(bound) == 0 {
 		return nil
 	}
-	lock, err := ReadLock(s.ProjectDir)
-	if err != nil || lock != nil {
-		return err
-	}
-	lock = &Lock{LockVersion: LockVersion}
-	for _, b := range bound {
-		lock.Upsert(LockEntry{Name: b.Artifact.Name, ResolvedVersion: b.Artifact.Version,
-			Runtime: b.Meta.Runtime, SHA256: b.SHA256, Origin: OriginOperator})
-	}
-	return WriteLock(s.ProjectDir, lock)
+	return EditLock(s.ProjectDir, func(cur *Lock) (*Lock, error) {
+		if cur != nil {
+			return nil, nil // another writer made it first; it is never refreshed
+		}
+		lock := &Lock{LockVersion: LockVersion}
+		for _, b := range bound {
+			lock.Upsert(LockEntry{Name: b.Artifact.Name, ResolvedVersion: b.Artifact.Version,
+				Runtime: b.Meta.Runtime, SHA256: b.SHA256, Origin: OriginOperator})
+		}
+		return lock, nil
+	})
 }
 
 // CheckArtifact checks one artifact as CheckArtifacts does, for `mur

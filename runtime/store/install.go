@@ -43,32 +43,33 @@ func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (R
 	if err != nil {
 		return Resolved{}, err
 	}
-	lock, err := s.checkPin(scope, a.Name, a.Version, sum)
-	var old *LockEntry
-	if diag.Is(err, diag.EREG005) {
-		cur, rerr := ReadLock(s.ProjectDir)
-		if rerr != nil {
-			return Resolved{}, rerr
-		}
-		e, _ := cur.Find(a.Name)
-		if !force {
-			return Resolved{}, diag.RegLockPinInstall(a.Name, e.ResolvedVersion, e.SHA256, a.Version, sum, srcDir)
-		}
-		lock, old, err = cur, &e, nil
-	}
-	if err != nil {
-		return Resolved{}, err
-	}
 	abs, err := filepath.Abs(srcDir)
 	if err != nil {
 		return Resolved{}, err
+	}
+	if scope != ScopeProject {
+		return s.place(scope, abs, a, sum, abs)
+	}
+	// The pin check, the copy and the pin are one step for every other mur
+	// writing this project's lock (issue 9).
+	unlock, err := flock(s.ProjectDir)
+	if err != nil {
+		return Resolved{}, err
+	}
+	defer unlock()
+	old, err := s.otherPin(a.Name, a.Version, sum)
+	switch {
+	case err != nil:
+		return Resolved{}, err
+	case old != nil && !force:
+		return Resolved{}, diag.RegLockPinInstall(a.Name, old.ResolvedVersion, old.SHA256, a.Version, sum, srcDir)
 	}
 	r, err := s.place(scope, abs, a, sum, abs)
 	if err != nil {
 		return Resolved{}, err
 	}
 	r.Repinned = old
-	return r, s.pin(scope, lock, a, sum)
+	return r, s.pin(a, sum)
 }
 
 // InstallFromGlobal installs the given artifacts into the project store and
@@ -77,10 +78,16 @@ func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (R
 // otherwise it is copied from the global store. Refusals copy nothing:
 // E-REG-001 naming every artifact neither store holds, E-REG-002, E-IO-001,
 // E-REG-005. The results follow refs' order; Runtime is each meta.json's.
+// The whole install holds the project's flock (EditLock).
 func (s Stores) InstallFromGlobal(refs []ArtifactID) ([]Resolved, error) {
 	if s.ProjectDir == "" {
 		return nil, errors.New("install from the global store: no project here")
 	}
+	unlock, err := flock(s.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	type plan struct {
 		id  ArtifactID
 		src Resolved
@@ -102,7 +109,7 @@ func (s Stores) InstallFromGlobal(refs []ArtifactID) ([]Resolved, error) {
 		return nil, diag.RegNotInGlobal(missing)
 	}
 	for _, p := range plans {
-		if _, err := s.checkPin(ScopeProject, p.id.Name, p.id.Version, p.src.SHA256); err != nil {
+		if err := s.checkPin(p.id.Name, p.id.Version, p.src.SHA256); err != nil {
 			return nil, err
 		}
 	}
@@ -115,11 +122,7 @@ func (s Stores) InstallFromGlobal(refs []ArtifactID) ([]Resolved, error) {
 				return out, err
 			}
 		}
-		lock, err := ReadLock(s.ProjectDir)
-		if err != nil {
-			return out, err
-		}
-		if err := s.pin(ScopeProject, lock, p.id, r.SHA256); err != nil {
+		if err := s.pin(p.id, r.SHA256); err != nil {
 			return out, err
 		}
 		out = append(out, r)
@@ -159,36 +162,43 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// checkPin reads the project lock and refuses E-REG-005 when it pins name
-// at another version or hash. The global scope never reads the lock.
-func (s Stores) checkPin(scope Scope, name, version, sum string) (*Lock, error) {
-	if scope != ScopeProject {
-		return nil, nil
-	}
+// otherPin reads the project lock and returns its entry for name when it
+// pins another version or hash, else nil. The caller holds the project's
+// flock.
+func (s Stores) otherPin(name, version, sum string) (*LockEntry, error) {
 	lock, err := ReadLock(s.ProjectDir)
 	if err != nil {
 		return nil, err
 	}
 	if e, ok := lock.Find(name); ok && (e.ResolvedVersion != version || e.SHA256 != sum) {
-		return nil, diag.RegLockPin(name, e.ResolvedVersion, e.SHA256, "this install is", version, sum)
+		return &e, nil
 	}
-	return lock, nil
+	return nil, nil
 }
 
-// pin upserts the project lock's entry for a (STORE-5: mur install upserts).
-func (s Stores) pin(scope Scope, lock *Lock, a ArtifactID, sum string) error {
-	if scope != ScopeProject {
-		return nil
+// checkPin is otherPin as E-REG-005 (InstallFromGlobal).
+func (s Stores) checkPin(name, version, sum string) error {
+	e, err := s.otherPin(name, version, sum)
+	if err != nil || e == nil {
+		return err
 	}
-	if lock == nil {
-		lock = &Lock{LockVersion: LockVersion}
-	}
+	return diag.RegLockPin(name, e.ResolvedVersion, e.SHA256, "this install is", version, sum)
+}
+
+// pin upserts the project lock's entry for a (STORE-5: mur install upserts),
+// writing only when it changes. The caller holds the project's flock.
+func (s Stores) pin(a ArtifactID, sum string) error {
 	want := LockEntry{Name: a.Name, ResolvedVersion: a.Version, Runtime: a.Runtime, SHA256: sum, Origin: OriginOperator}
-	if e, ok := lock.Find(a.Name); ok && e == want {
-		return nil
-	}
-	lock.Upsert(want)
-	return WriteLock(s.ProjectDir, lock)
+	return editLocked(s.ProjectDir, func(lock *Lock) (*Lock, error) {
+		if e, ok := lock.Find(a.Name); ok && e == want {
+			return nil, nil
+		}
+		if lock == nil {
+			lock = &Lock{LockVersion: LockVersion}
+		}
+		lock.Upsert(want)
+		return lock, nil
+	})
 }
 
 // place copies srcTree into <store>/<name>/<version>/tree with meta.json,
@@ -210,6 +220,13 @@ func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath
 			return Resolved{}, err
 		}
 	}
+	// One writer at a time replaces a store's entries (issue 9: two installs
+	// of one name@version raced on the rename).
+	unlock, err := flock(root)
+	if err != nil {
+		return Resolved{}, err
+	}
+	defer unlock()
 	tmp := filepath.Join(nameDir, ".tmp-"+randSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return Resolved{}, err
@@ -232,7 +249,7 @@ func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath
 	if err != nil {
 		return Resolved{}, err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "meta.json"), append(data, '\n'), 0o600); err != nil {
+	if err := writeSynced(filepath.Join(tmp, "meta.json"), append(data, '\n'), 0o600); err != nil {
 		return Resolved{}, err
 	}
 	if _, err := os.Lstat(final); err == nil {
@@ -245,5 +262,25 @@ func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath
 	if err := os.Rename(tmp, final); err != nil {
 		return Resolved{}, err
 	}
+	if err := syncDir(nameDir); err != nil {
+		return Resolved{}, err
+	}
 	return Resolved{Scope: scope, Dir: final, TreeDir: filepath.Join(final, "tree"), SHA256: sum, Meta: meta}, nil
+}
+
+// writeSynced writes a new file and fsyncs it before closing.
+func writeSynced(path string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -112,8 +113,10 @@ func ReadLock(projectDir string) (*Lock, error) {
 	return &Lock{LockVersion: LockVersion, Artifacts: raw.Artifacts}, nil
 }
 
-// WriteLock writes <project>/murmur.lock atomically (temp file + rename),
-// mode 0644, lock_version 2.
+// WriteLock writes <project>/murmur.lock atomically (temp file, fsync,
+// rename, fsync of <project>), mode 0644, lock_version 2. A caller that read
+// the lock first must hold it (EditLock), or a concurrent writer's entries
+// are lost.
 func WriteLock(projectDir string, l *Lock) error {
 	out := Lock{LockVersion: LockVersion, Artifacts: l.Artifacts}
 	if out.Artifacts == nil {
@@ -131,19 +134,78 @@ func WriteLock(projectDir string, l *Lock) error {
 	return writeAtomic(filepath.Join(projectDir, LockFile), buf.Bytes(), 0o644)
 }
 
-// writeAtomic writes path via a temp sibling and rename.
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp := fmt.Sprintf("%s.tmp-%s", path, randSuffix())
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+// EditLock is one read-modify-write of <project>/murmur.lock, serialised
+// across processes by an exclusive flock on <project> (issue 9: two mur
+// installs at once lost pins). edit gets the lock as ReadLock returns it (nil
+// when there is none) and returns the lock to write, or nil to write nothing;
+// its error is returned as is and nothing is written. ReadLock's errors are
+// returned without calling edit. Every writer of murmur.lock goes through it;
+// readers need no lock, since the file is only ever replaced whole.
+func EditLock(projectDir string, edit func(cur *Lock) (*Lock, error)) error {
+	unlock, err := flock(projectDir)
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		os.Remove(tmp)
+	defer unlock()
+	return editLocked(projectDir, edit)
+}
+
+// editLocked is EditLock for a caller already holding <project>'s flock.
+func editLocked(projectDir string, edit func(cur *Lock) (*Lock, error)) error {
+	cur, err := ReadLock(projectDir)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	next, err := edit(cur)
+	if err != nil || next == nil {
 		return err
+	}
+	return WriteLock(projectDir, next)
+}
+
+// writeAtomic writes path via a temporary sibling: written, fsynced, given
+// mode, renamed over path, and the directory fsynced, so a reader or a crash
+// sees the old file or the new one, never a part.
+func writeAtomic(path string, data []byte, mode os.FileMode) (retErr error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if retErr != nil {
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), mode); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, so a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err // some file systems cannot sync a directory; that is no failure
 	}
 	return nil
 }
