@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -83,17 +84,18 @@ func newLaunch(cfg Config) *launch {
 }
 
 func (l *launch) run(ctx context.Context) int {
-	f, warns, err := roster.Admit(l.cfg.RosterPath, l.cfg.Resolver) // LAUNCH-1 step 2
+	f, warns, creds, sig, err := l.admit(ctx) // LAUNCH-1 steps 2, 3
+	if sig != nil {
+		l.stderr.line("[mur run] ", fmt.Sprintf("the formation launch was interrupted by %s before any member started", signalName(sig)))
+		return 128 + int(sig.(syscall.Signal))
+	}
 	if err != nil {
 		return l.fail(err)
 	}
 	for _, w := range warns {
 		l.stderr.line("[mur run] ", strings.TrimSuffix(w.Render(), "\n"))
 	}
-	l.f = f
-	if l.creds, err = mint(f); err != nil { // step 3
-		return l.fail(err)
-	}
+	l.f, l.creds = f, creds
 	defer l.creds.drop()
 	l.procStart = l.cfg.ProcessStart(l.pid)
 	closeInheritedOnExec()
@@ -104,6 +106,39 @@ func (l *launch) run(ctx context.Context) int {
 	}
 	return code
 }
+
+// admit runs admission and mints the formation's credentials (LAUNCH-1
+// steps 2 and 3) on a goroutine it waits for, so that a signal meanwhile ends
+// the launch at once: sig is then the signal, the work is cancelled, and
+// nothing has been started or written (ADM-1 writes nothing).
+func (l *launch) admit(ctx context.Context) (f *roster.Formation, warns []*diag.Diagnostic, creds *credentials, sig os.Signal, err error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if f, warns, err = roster.AdmitContext(actx, l.cfg.RosterPath, l.cfg.Resolver); err == nil {
+			creds, err = mint(actx, f)
+		}
+	}()
+	sig = l.untilSignal(ctx, done)
+	if sig == nil {
+		select { // one that came as admission ended still comes before any start
+		case sig = <-l.cfg.Signals:
+		default:
+			return f, warns, creds, nil, err
+		}
+	}
+	cancel(errInterrupted)
+	<-done
+	if creds != nil {
+		creds.drop()
+	}
+	return nil, nil, nil, sig, nil
+}
+
+// errInterrupted is the cause admission is cancelled with on a signal.
+var errInterrupted = errors.New("the launch was interrupted")
 
 // fail prints err as its diagnostic and returns 1.
 func (l *launch) fail(err error) int {

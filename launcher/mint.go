@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -23,8 +24,10 @@ type credentials struct {
 }
 
 // mint makes the formation id, the Ed25519 key pair and every token: one
-// member token per edge and the launcher's own token for every member.
-func mint(f *roster.Formation) (*credentials, error) {
+// member token per edge and the launcher's own token for every member. It
+// gives up with context.Cause once ctx ends (a signal: up to 65,280 edges
+// are signed here).
+func mint(ctx context.Context, f *roster.Formation) (*credentials, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate formation key: %w", err)
@@ -39,6 +42,9 @@ func mint(f *roster.Formation) (*credentials, error) {
 		return nil, err
 	}
 	for _, e := range f.Edges {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		tok, err := credential.Mint(priv, credential.MemberClaims(c.formationID, e.From, e.To))
 		if err != nil {
 			return nil, err

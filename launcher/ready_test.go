@@ -61,7 +61,9 @@ func TestReadinessFailures(t *testing.T) {
 func TestInterruptedStartup(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)
-	h.sigs <- syscall.SIGINT
+	// Admitted and minted (the launcher reads its own start time next): the
+	// signal arrives as the peers start.
+	h.cfg.ProcessStart = func(int) string { h.sigs <- syscall.SIGINT; return "1" }
 	if code := h.run(t); code != 130 {
 		t.Fatalf("exit code = %d, want 130", code)
 	}
@@ -70,6 +72,23 @@ func TestInterruptedStartup(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 	assertGone(t, h.stderr.String())
+}
+
+// TestInterruptedAdmission: a signal while the roster is admitted ends the
+// launch at once with 128 + signal, before any member starts (issue 9 item 6).
+func TestInterruptedAdmission(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)
+	h.sigs <- syscall.SIGTERM
+	if code := h.run(t); code != 143 {
+		t.Fatalf("exit code = %d, want 143", code)
+	}
+	if got, want := h.stderr.String(), "[mur run] the formation launch was interrupted by SIGTERM before any member started\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	if h.stdout.String() != "" {
+		t.Errorf("stdout = %q, want nothing", h.stdout.String())
+	}
 }
 
 // TestStubbornPeer: a member that ignores its closed lifeline has its whole

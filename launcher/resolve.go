@@ -19,17 +19,44 @@ type StoreResolver struct {
 	once    sync.Once
 	lock    *store.Lock
 	lockErr error
+
+	mu   sync.Mutex
+	seen map[string]resolved // capsule@version: each is hashed once per admission
+}
+
+type resolved struct {
+	inst roster.Installed
+	err  error
 }
 
 var _ roster.Resolver = (*StoreResolver)(nil)
 
 // NewStoreResolver resolves for the formation whose roster sits in project.
+// One resolver serves one admission: it answers each capsule@version as it
+// first found it.
 func NewStoreResolver(project, home string) *StoreResolver {
 	return &StoreResolver{stores: store.Stores{ProjectDir: project, Home: home}}
 }
 
 // Resolve finds capsule@version and reads its packed murmur.yaml (ADM-1 6a).
+// Members running one capsule@version share one lookup: its tree is hashed
+// once, however many members name it.
 func (r *StoreResolver) Resolve(capsule, version string) (roster.Installed, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := capsule + "@" + version
+	if v, ok := r.seen[k]; ok {
+		return v.inst, v.err
+	}
+	inst, err := r.resolve(capsule, version)
+	if r.seen == nil {
+		r.seen = map[string]resolved{}
+	}
+	r.seen[k] = resolved{inst, err}
+	return inst, err
+}
+
+func (r *StoreResolver) resolve(capsule, version string) (roster.Installed, error) {
 	res, err := r.stores.Resolve(capsule, version)
 	switch {
 	case errors.Is(err, store.ErrNotInstalled):

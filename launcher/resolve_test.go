@@ -51,7 +51,10 @@ func TestStoreResolver(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.TreeDir, "extra"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := res.Resolve("w", "1.0"); !errors.Is(err, roster.ErrHashMismatch) {
+	if again, err := res.Resolve("w", "1.0"); err != nil || again != in {
+		t.Errorf("Resolve again in one admission = %+v, %v; want the first answer (hashed once)", again, err)
+	}
+	if _, err := NewStoreResolver(project, home).Resolve("w", "1.0"); !errors.Is(err, roster.ErrHashMismatch) {
 		t.Errorf("Resolve(tampered) = %v", err)
 	}
 	writeCapsule(t, filepath.Join(src, "bad"), "name: bad\nversion: \"1\"\nlifecycle: [\n")

@@ -184,7 +184,10 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	l, err := session.Prepare(opts)
+	l, sig, err := prepare(opts, sigs)
+	if sig != nil {
+		return 128 + int(sig.(syscall.Signal)) // nothing was made yet (MAN-4)
+	}
 	if err != nil {
 		return fail(env, "run", err)
 	}
@@ -282,6 +285,32 @@ func traceShowCommand(ses, workdir string) string {
 		return cmd + " --workdir " + diag.ShellWord(rel)
 	}
 	return cmd + " --workdir " + diag.ShellWord(wd)
+}
+
+// prepare runs MAN-4 (session.PrepareContext) on a goroutine it waits for,
+// so that a signal meanwhile ends the run at once: sig is then the signal and
+// Prepare has been cancelled and has returned, having made nothing.
+func prepare(opts session.Options, sigs <-chan os.Signal) (*session.Launch, os.Signal, error) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var l *session.Launch
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l, err = session.PrepareContext(ctx, opts)
+	}()
+	select {
+	case <-done:
+		return l, nil, err
+	case sig := <-sigs:
+		cancel(errors.New("mur run was interrupted while it prepared"))
+		<-done
+		if l != nil && l.Member != nil {
+			_ = l.Member.Close()
+		}
+		return nil, sig, nil
+	}
 }
 
 // waitOrExit waits for the wind-down after a first signal: a second signal,

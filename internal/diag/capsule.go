@@ -12,6 +12,7 @@ const (
 	EMAN001     Code = "E-MAN-001"
 	EMAN002     Code = "E-MAN-002"
 	EMAN003     Code = "E-MAN-003"
+	EMAN004     Code = "E-MAN-004" // ours (issue 9): a manifest over the size bound
 	ECAP001     Code = "E-CAP-001"
 	ECAP002     Code = "E-CAP-002"
 	ECAP007     Code = "E-CAP-007"
@@ -90,6 +91,17 @@ func ManCredentialUnset(file, dottedKey, name string) *Diagnostic {
 	return mk(EMAN003, fmt.Sprintf("%s: %s: the environment variable %s is not set", file, dottedKey, name),
 		fmt.Sprintf("export %s=<your key> before running mur, or add the line %s=<your key> to .env in the project directory (beside murmur.yaml, or a formation's roster.yaml)", name, name))
 }
+
+// ManTooLarge is E-MAN-004 (ours): `<file>: the file is over <max> bytes
+// (1 MiB), the most a manifest may hold; it was not parsed` — MAN-4 step (1),
+// refused before any YAML is read.
+func ManTooLarge(file string, max int) *Diagnostic {
+	return mk(EMAN004, fmt.Sprintf("%s: the file is over %d bytes (%s), the most a manifest may hold; it was not parsed", file, max, mib(max)),
+		"keep the manifest under "+mib(max))
+}
+
+// mib names a whole number of MiB ("1 MiB").
+func mib(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
 
 // ManInvalid is E-MAN-003: `<file>: <dotted key>: <fault>`.
 func ManInvalid(file, dottedKey, fault string) *Diagnostic {

@@ -98,6 +98,27 @@ func Gone(pid int) bool {
 	return true
 }
 
+// WaitOpen waits until process pid holds path open (Linux: its
+// /proc/<pid>/fd), so a test knows the process reached the read it blocks
+// in; false when pid ends first or 30 s pass. There is no event for another
+// process opening a file, so /proc is looked at again and again.
+func WaitOpen(pid int, path string) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	for Alive(pid) && time.Now().Before(deadline) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if target, err := os.Readlink(dir + "/" + e.Name()); err == nil && target == path {
+				return true
+			}
+		}
+		<-tick.C
+	}
+	return false
+}
+
 // Pipe returns a fresh descriptor number for a pipe's read end, which this
 // process owns and may hand to code that takes a descriptor (a member's
 // channel or lifeline), and the write end, which the test holds as the

@@ -1,8 +1,10 @@
 package roster
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/murmur-go/mur/internal/diag"
@@ -103,16 +105,29 @@ func (f *Formation) Peers() []*Admitted {
 // admitted formation and its W-ROS-001 warnings, or one diagnostic. It
 // writes nothing; checks 1–5 read no store.
 func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
-	r, err := Load(path) // check 1
+	return AdmitContext(context.Background(), path, res)
+}
+
+// AdmitContext is Admit that gives up once ctx ends (the launcher's SIGTERM
+// or SIGINT during admission): it checks ctx before each member's binding
+// and returns context.Cause(ctx). Admission is linear in the roster's
+// members and edges (issue 9: a 64,000-member roster took 29 s to refuse);
+// Load bounds both (MaxFileBytes, MaxMembers).
+func AdmitContext(ctx context.Context, path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
+	r, err := LoadContext(ctx, path) // check 1
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkStructure(r); err != nil { // checks 2–5
+	idx, err := checkStructure(r) // checks 2–5
+	if err != nil {
 		return nil, nil, err
 	}
 	f := &Formation{Roster: r, Members: make([]Admitted, len(r.Members))}
 	var missing []diag.RosMissing
 	for i, m := range r.Members { // check 6: 6a then 6b per member
+		if ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx)
+		}
 		inst, err := bind(m, res)
 		switch {
 		case errors.Is(err, ErrNotInstalled):
@@ -130,15 +145,19 @@ func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
 	if len(missing) > 0 {
 		return nil, nil, diag.RosNotInstalled(missing)
 	}
-	f.Edges = edges(r, f.Members)
-	for i := range f.Members {
-		for _, e := range f.Edges {
-			if e.From == f.Members[i].Name {
-				f.Members[i].Callees = append(f.Members[i].Callees, e.To)
-			}
+	callees := edges(r, f.Members, idx)
+	f.Edges = make([]Edge, 0, edgeCount(callees))
+	for a, bs := range callees {
+		m := &f.Members[a]
+		if len(bs) > 0 {
+			m.Callees = make([]string, len(bs))
+		}
+		for i, b := range bs {
+			m.Callees[i] = f.Members[b].Name
+			f.Edges = append(f.Edges, Edge{m.Name, m.Callees[i]})
 		}
 	}
-	if err := checkConsent(r, f); err != nil { // check 7
+	if err := checkConsent(r, f, idx); err != nil { // check 7
 		return nil, nil, err
 	}
 	if len(f.Edges) > 0 { // check 8
@@ -148,17 +167,18 @@ func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
 			}
 		}
 	}
-	return f, capacityWarnings(f), nil
+	return f, capacityWarnings(f, callees), nil
 }
 
-// checkStructure runs ADM-1 checks 2–5.
-func checkStructure(r *Roster) error {
+// checkStructure runs ADM-1 checks 2–5 and returns each member's index by
+// name (once check 2 has passed, names are unique).
+func checkStructure(r *Roster) (map[string]int, error) {
+	idx := make(map[string]int, len(r.Members))
 	for i, m := range r.Members { // 2
-		for j := 0; j < i; j++ {
-			if r.Members[j].Name == m.Name {
-				return diag.RosDuplicateName(i, m.Name, j)
-			}
+		if j, dup := idx[m.Name]; dup {
+			return nil, diag.RosDuplicateName(i, m.Name, j)
 		}
+		idx[m.Name] = i
 	}
 	var entries []string // 3
 	for _, m := range r.Members {
@@ -168,17 +188,17 @@ func checkStructure(r *Roster) error {
 	}
 	switch {
 	case len(entries) == 0:
-		return diag.RosNoEntry()
+		return nil, diag.RosNoEntry()
 	case len(entries) > 1:
-		return diag.RosManyEntries(entries)
+		return nil, diag.RosManyEntries(entries)
 	}
 	for _, rule := range r.Rules { // 4
-		if r.index(rule.From) < 0 {
-			return diag.RosUnknownMember(rule.From, rule.From)
+		if _, ok := idx[rule.From]; !ok {
+			return nil, diag.RosUnknownMember(rule.From, rule.From)
 		}
 		for _, to := range rule.To {
-			if r.index(to) < 0 {
-				return diag.RosUnknownMember(rule.From, to)
+			if _, ok := idx[to]; !ok {
+				return nil, diag.RosUnknownMember(rule.From, to)
 			}
 		}
 	}
@@ -186,11 +206,11 @@ func checkStructure(r *Roster) error {
 	for _, rule := range r.Rules { // 5
 		for _, to := range rule.To {
 			if to == entry {
-				return diag.RosEntryCalled(rule.From, entry)
+				return nil, diag.RosEntryCalled(rule.From, entry)
 			}
 		}
 	}
-	return nil
+	return idx, nil
 }
 
 // bind runs check 6 for one member: 6a (installed, manifest parses), then 6b
@@ -233,41 +253,67 @@ func missingMember(i int, m Member, res Resolver) diag.RosMissing {
 	return mm
 }
 
-// edges expands the reachability (ROS-4), ordered by caller then callee in
-// roster order; duplicates count once.
-func edges(r *Roster, ms []Admitted) []Edge {
-	allowed := make(map[Edge]bool)
+// edges expands the reachability (ROS-4): by caller index, the callee
+// indexes in roster order; duplicates count once. It costs the edges'
+// number (all pairs under `reachability: all`, else the rules' entries),
+// plus clearing one bit per pair of members (at most MaxMembers², 64 KiB).
+func edges(r *Roster, ms []Admitted, idx map[string]int) [][]int {
+	n := len(ms)
+	has := make([]bool, n*n)    // has[a*n+b]: a → b is an edge
+	callees := make([][]int, n) // by caller index
+	sorted := make([]bool, n)   // callees[a] is in roster order
+	for a := range ms {
+		sorted[a] = true
+	}
+	add := func(a, b int) {
+		if !has[a*n+b] {
+			has[a*n+b] = true
+			if k := len(callees[a]); k > 0 && callees[a][k-1] > b {
+				sorted[a] = false
+			}
+			callees[a] = append(callees[a], b)
+		}
+	}
 	if r.All {
-		for _, a := range ms {
-			for _, b := range ms {
-				if a.Name != b.Name && !b.Entry && a.Facts.PeerTasks && b.Facts.PeerTasks {
-					allowed[Edge{a.Name, b.Name}] = true
+		for a := range ms {
+			if !ms[a].Facts.PeerTasks {
+				continue
+			}
+			callees[a] = make([]int, 0, n-1)
+			for b := range ms {
+				if a != b && !ms[b].Entry && ms[b].Facts.PeerTasks {
+					add(a, b)
 				}
 			}
 		}
 	}
 	for _, rule := range r.Rules {
 		for _, to := range rule.To {
-			allowed[Edge{rule.From, to}] = true
+			add(idx[rule.From], idx[to])
 		}
 	}
-	var out []Edge
-	for _, a := range ms {
-		for _, b := range ms {
-			if allowed[Edge{a.Name, b.Name}] {
-				out = append(out, Edge{a.Name, b.Name})
-			}
+	for a, bs := range callees {
+		if !sorted[a] {
+			slices.Sort(bs)
 		}
 	}
-	return out
+	return callees
+}
+
+func edgeCount(callees [][]int) int {
+	n := 0
+	for _, bs := range callees {
+		n += len(bs)
+	}
+	return n
 }
 
 // checkConsent is check 7: every member in any to serves peers. Rules are
 // taken in order, callees within a rule in order.
-func checkConsent(r *Roster, f *Formation) error {
+func checkConsent(r *Roster, f *Formation, idx map[string]int) error {
 	for _, rule := range r.Rules {
 		for _, to := range rule.To {
-			m := f.Members[r.index(to)]
+			m := f.Members[idx[to]]
 			if !m.Facts.PeerTasks {
 				return diag.RosNoConsent(rule.From, to, m.Capsule, m.Version)
 			}
@@ -288,16 +334,17 @@ func (fc Facts) Capacity() int {
 }
 
 // capacityWarnings is ADM-2: one W-ROS-001 per callee with more distinct
-// callers than it holds, in roster order.
-func capacityWarnings(f *Formation) []*diag.Diagnostic {
-	var ws []*diag.Diagnostic
-	for _, m := range f.Members {
-		var callers []string
-		for _, e := range f.Edges {
-			if e.To == m.Name {
-				callers = append(callers, e.From)
-			}
+// callers than it holds, in roster order; callees is edges' result.
+func capacityWarnings(f *Formation, callees [][]int) []*diag.Diagnostic {
+	callersOf := make([][]string, len(f.Members)) // filled in caller roster order
+	for a, bs := range callees {
+		for _, b := range bs {
+			callersOf[b] = append(callersOf[b], f.Members[a].Name)
 		}
+	}
+	var ws []*diag.Diagnostic
+	for i, m := range f.Members {
+		callers := callersOf[i]
 		if k := m.Facts.Capacity(); len(callers) > k {
 			lc := "task_acceptance: " + m.Facts.Acceptance
 			if m.Facts.Acceptance == "queue" {

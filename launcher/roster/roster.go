@@ -12,12 +12,14 @@
 package roster
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
 )
 
 // FileName is the one file name a roster has (ROS-1).
@@ -82,14 +84,18 @@ func Locate(cwd, arg string) (string, error) {
 
 // Load reads and shape-checks the roster at path (ADM-1 check 1). Every
 // failure is one E-ROS-001 diagnostic; nothing is returned with it.
-func Load(path string) (*Roster, error) {
+func Load(path string) (*Roster, error) { return LoadContext(context.Background(), path) }
+
+// LoadContext is Load whose read ends once ctx does (a roster.yaml that is
+// a FIFO nobody closes), with context.Cause(ctx) as the error.
+func LoadContext(ctx context.Context, path string) (*Roster, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, rosReadError(path, err)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readBounded(ctx, abs)
 	if err != nil {
-		return nil, rosReadError(abs, err)
+		return nil, err
 	}
 	r, err := parse(data)
 	if err != nil {
@@ -100,20 +106,32 @@ func Load(path string) (*Roster, error) {
 	return r, nil
 }
 
+// MaxFileBytes is the largest roster.yaml Load reads (ours; issue 9): a
+// larger one is refused before it is parsed.
+const MaxFileBytes = 1 << 20
+
+// MaxMembers is the most members a roster may list (ours; issue 9).
+const MaxMembers = 256
+
+// readBounded reads at most MaxFileBytes of path; a longer file is E-ROS-001
+// without its bytes being parsed.
+func readBounded(ctx context.Context, path string) ([]byte, error) {
+	data, err := manifest.ReadBounded(ctx, path, MaxFileBytes)
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, manifest.ErrTooLarge):
+		return nil, diag.RosTooLarge(path, MaxFileBytes)
+	case ctx.Err() != nil:
+		return nil, err
+	}
+	return nil, rosReadError(path, err)
+}
+
 // Entry returns the entry member's index, or -1 before check 3 has passed.
 func (r *Roster) Entry() int {
 	for i, m := range r.Members {
 		if m.Entry {
-			return i
-		}
-	}
-	return -1
-}
-
-// index returns the index of the member named name, or -1.
-func (r *Roster) index(name string) int {
-	for i, m := range r.Members {
-		if m.Name == name {
 			return i
 		}
 	}

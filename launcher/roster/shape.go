@@ -206,6 +206,9 @@ func parseMembers(root, n *yaml.Node) ([]Member, error) {
 	if len(n.Content) == 0 {
 		return nil, shape(n, "members", "", faultNoMembers)
 	}
+	if len(n.Content) > MaxMembers {
+		return nil, diag.RosTooManyMembers(n.Line, n.Column, len(n.Content), MaxMembers)
+	}
 	ms := make([]Member, 0, len(n.Content))
 	for i, e := range n.Content {
 		m, err := parseMember(i, e)

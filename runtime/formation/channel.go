@@ -82,11 +82,16 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// firstLine reads and checks the channel's first line (CHAN-4) within wait.
-// It returns the reason for E-RUN-046 on failure.
-func firstLine(f *os.File, br *bufio.Reader, formationID string, wait time.Duration) (*credentialsLine, ed25519.PublicKey, string) {
+// firstLine reads and checks the channel's first line (CHAN-4) within wait,
+// or until ctx ends. It returns the reason for E-RUN-046 on failure.
+func firstLine(ctx context.Context, f *os.File, br *bufio.Reader, formationID string, wait time.Duration) (*credentialsLine, ed25519.PublicKey, string) {
 	_ = f.SetReadDeadline(time.Now().Add(wait)) // a regular file has no deadline and never blocks
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()); close(fired) })
 	line, err := readLine(br)
+	if !stop() {
+		<-fired // its deadline is set before the one below clears it
+	}
 	_ = f.SetReadDeadline(time.Time{})
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):

@@ -2,6 +2,7 @@ package formation
 
 import (
 	"bufio"
+	"context"
 	"crypto/ed25519"
 	"errors"
 	"os"
@@ -76,10 +77,16 @@ func (m *Member) Launched() bool { return m.Name != "" }
 // used — before anything is written — or the Member. Joining a lifeline also
 // catches SIGPIPE, so a closed stream never kills a member (LIFE-6).
 func Join(getenv func(string) string) (*Member, error) {
-	return join(getenv, waits{firstLine: FirstLineWait, address: AddressWait})
+	return JoinContext(context.Background(), getenv)
 }
 
-func join(getenv func(string) string, w waits) (*Member, error) {
+// JoinContext is Join that stops waiting for the channel's first line once
+// ctx ends (a signal while `mur run` prepares), returning context.Cause(ctx).
+func JoinContext(ctx context.Context, getenv func(string) string) (*Member, error) {
+	return join(ctx, getenv, waits{firstLine: FirstLineWait, address: AddressWait})
+}
+
+func join(ctx context.Context, getenv func(string) string, w waits) (*Member, error) {
 	if getenv(EnvPeers) != "" {
 		return nil, diag.RunPeersSet()
 	}
@@ -121,7 +128,10 @@ func join(getenv func(string) string, w waits) (*Member, error) {
 		lifeFD = fd
 	}
 	if chFD >= 0 {
-		if err := m.readCredentials(chFD); err != nil {
+		if err := m.readCredentials(ctx, chFD); err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			return nil, err
 		}
 	}
@@ -147,10 +157,10 @@ func openFD(fd int, name string) *os.File {
 	return os.NewFile(uintptr(fd), name)
 }
 
-func (m *Member) readCredentials(fd int) error {
+func (m *Member) readCredentials(ctx context.Context, fd int) error {
 	f := openFD(fd, "formation-channel")
 	br := bufio.NewReaderSize(f, 64<<10)
-	c, key, why := firstLine(f, br, m.FormationID, m.waits.firstLine)
+	c, key, why := firstLine(ctx, f, br, m.FormationID, m.waits.firstLine)
 	if why != "" {
 		f.Close()
 		return diag.RunChannelBad(why)

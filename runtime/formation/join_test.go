@@ -131,7 +131,7 @@ func TestJoinRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := join(env(tt.vars), short)
+			m, err := join(context.Background(), env(tt.vars), short)
 			d, ok := diag.As(err)
 			if !ok || m != nil {
 				t.Fatalf("Join = %v, %v; want a diagnostic", m, err)
@@ -189,7 +189,7 @@ func TestJoinFirstLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fd, w := testmur.Pipe(t)
 			tt.feed(t, w)
-			m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(fd)}), short)
+			m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(fd)}), short)
 			if m != nil {
 				t.Fatal("Join admitted the member")
 			}
@@ -208,7 +208,7 @@ func TestJoinMember(t *testing.T) {
 	chFD, chW := testmur.Pipe(t)
 	lifeFD, lifeW := testmur.Pipe(t)
 	write(t, chW, l.line(t))
-	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
+	m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
 	if err != nil {
 		t.Fatalf("Join = %v", err)
 	}
@@ -268,7 +268,7 @@ func TestLifelineOrderlyEnd(t *testing.T) {
 	chFD, chW := testmur.Pipe(t)
 	lifeFD, lifeW := testmur.Pipe(t)
 	write(t, chW, l.line(t))
-	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
+	m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
 	if err != nil {
 		t.Fatalf("Join = %v", err)
 	}
@@ -288,7 +288,7 @@ func TestLifelineOrderlyEnd(t *testing.T) {
 // (LIFE-7) and no credentials.
 func TestJoinHandStarted(t *testing.T) {
 	l := newLaunch(t)
-	m, err := join(env(map[string]string{EnvID: l.id, EnvLifeline: "  "}), short)
+	m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvLifeline: "  "}), short)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestJoinHandStarted(t *testing.T) {
 	if got := m.Warnings[0].Render(); got != want {
 		t.Errorf("warning = %q, want %q", got, want)
 	}
-	if m, err := join(env(nil), short); m != nil || err != nil {
+	if m, err := join(context.Background(), env(nil), short); m != nil || err != nil {
 		t.Errorf("Join outside a formation = %v, %v", m, err)
 	}
 }
@@ -310,7 +310,7 @@ func TestCloseStopsReaders(t *testing.T) {
 	chFD, chW := testmur.Pipe(t)
 	lifeFD, _ := testmur.Pipe(t)
 	write(t, chW, l.line(t))
-	m, err := join(env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
+	m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(chFD), EnvLifeline: strconv.Itoa(lifeFD)}), short)
 	if err != nil {
 		t.Fatal(err)
 	}

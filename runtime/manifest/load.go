@@ -2,11 +2,11 @@ package manifest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,7 +37,13 @@ const FileName = "murmur.yaml"
 // for another workdir. Steps (8)–(10) belong to the caller (runtime/store
 // CheckArtifacts, the prompt and script files, the door).
 func Load(path string, getenv func(string) string) (*Manifest, []*diag.Diagnostic, error) {
-	data, err := readFile(path)
+	return LoadContext(context.Background(), path, getenv)
+}
+
+// LoadContext is Load whose read of path ends once ctx does (a FIFO that
+// never closes), with context.Cause(ctx) as the error.
+func LoadContext(ctx context.Context, path string, getenv func(string) string) (*Manifest, []*diag.Diagnostic, error) {
+	data, err := readFile(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +78,7 @@ func Parse(file string, data []byte, getenv func(string) string) (*Manifest, []*
 // environment is read. The error is always a *diag.Diagnostic.
 func LoadArtifact(dir string) (*Manifest, []*diag.Diagnostic, error) {
 	path := filepath.Join(dir, FileName)
-	data, err := readFile(path)
+	data, err := readFile(context.Background(), path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,15 +101,25 @@ func LoadArtifact(dir string) (*Manifest, []*diag.Diagnostic, error) {
 	return l.m, l.warns, nil
 }
 
-func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// MaxFileBytes is the largest murmur.yaml this build reads (ours; issue 9):
+// a larger one is refused E-MAN-004 before it is parsed.
+const MaxFileBytes = 1 << 20
+
+// readFile reads at most MaxFileBytes of path (MAN-4 step 1): E-MAN-004
+// over it, E-IO-001 when it cannot be read, ctx's cause once ctx ends.
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	data, err := ReadBounded(ctx, path, MaxFileBytes)
 	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, ErrTooLarge):
+		return nil, diag.ManTooLarge(path, MaxFileBytes)
+	case ctx.Err() != nil:
+		return nil, err
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, diag.IONotFound(path).WithErr(err)
-	case err != nil:
-		return nil, diag.IOError(path, osErrText(err)).WithErr(err)
 	}
-	return data, nil
+	return nil, diag.IOError(path, osErrText(err)).WithErr(err)
 }
 
 // osErrText is an *fs.PathError's bare OS text ("permission denied").

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,11 +86,18 @@ type Launch struct {
 // it returns as a *diag.Diagnostic; it writes nothing (MAN-4: a refused launch
 // leaves no directory).
 func Prepare(opts Options) (*Launch, error) {
+	return PrepareContext(context.Background(), opts)
+}
+
+// PrepareContext is Prepare that gives up between steps once ctx ends (`mur
+// run` got SIGTERM or SIGINT while it prepared), returning context.Cause(ctx)
+// and leaving nothing behind, as a refusal does.
+func PrepareContext(ctx context.Context, opts Options) (*Launch, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
 	l := &Launch{Opts: opts}
-	member, err := formation.Join(opts.Getenv) // step 0
+	member, err := formation.JoinContext(ctx, opts.Getenv) // step 0
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +105,14 @@ func Prepare(opts Options) (*Launch, error) {
 	if member != nil {
 		l.Warnings = append(l.Warnings, member.Warnings...)
 	}
+	if err := ctx.Err(); err != nil {
+		l.closeMember()
+		return nil, context.Cause(ctx)
+	}
 	path, resolved, err := l.locate()
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		l.closeMember()
 		return nil, err
@@ -110,19 +125,25 @@ func Prepare(opts Options) (*Launch, error) {
 	} else {
 		l.Env, _ = manifest.LoadDotEnv("", "", opts.Getenv)
 	}
-	m, warns, err := manifest.Load(path, l.Env.Getenv) // steps 1–7
+	m, warns, err := manifest.LoadContext(ctx, path, l.Env.Getenv) // steps 1–7
 	l.Warnings = append(l.Warnings, warns...)
-	if err == nil {
-		err = l.applyOverrides(m)
+	for _, step := range []func() error{
+		func() error { return l.applyOverrides(m) },
+		func() error { return l.checkArtifacts(m, resolved) }, // step 8
+		func() error { return l.readFiles(m) },                // step 9
+		func() error { return l.readTask(m) },
+	} {
+		if err != nil {
+			break
+		}
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+			break
+		}
+		err = step()
 	}
-	if err == nil {
-		err = l.checkArtifacts(m, resolved) // step 8
-	}
-	if err == nil {
-		err = l.readFiles(m) // step 9
-	}
-	if err == nil {
-		err = l.readTask(m)
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
 	}
 	if err != nil {
 		l.closeMember()
