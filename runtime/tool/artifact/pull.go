@@ -344,20 +344,19 @@ func (in *Installer) checkPin(name, version, sum string) (pinned bool, refusal s
 	return true, ""
 }
 
-// pin upserts name's entry in murmur.lock (STORE-5, origin runtime).
+// pin upserts name's entry in murmur.lock (STORE-5, origin runtime), under
+// the lock's flock (store.EditLock): a mur install meanwhile loses nothing.
 func (in *Installer) pin(e store.LockEntry) error {
 	if in.cfg.LockDir == "" {
 		return nil
 	}
-	lock, err := store.ReadLock(in.cfg.LockDir)
-	if err != nil {
-		return err
-	}
-	if lock == nil {
-		lock = &store.Lock{LockVersion: store.LockVersion}
-	}
-	lock.Upsert(e)
-	return store.WriteLock(in.cfg.LockDir, lock)
+	return store.EditLock(in.cfg.LockDir, func(lock *store.Lock) (*store.Lock, error) {
+		if lock == nil {
+			lock = &store.Lock{LockVersion: store.LockVersion}
+		}
+		lock.Upsert(e)
+		return lock, nil
+	})
 }
 
 // stage writes the artifact's own manifest to tools/<tool name>/murmur.yaml

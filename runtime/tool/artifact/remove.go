@@ -79,22 +79,23 @@ func (t *removeTool) Call(_ context.Context, _ *tool.CallContext, input json.Raw
 }
 
 // unpin drops name's murmur.lock entry, which pull-artifact wrote (origin
-// runtime); an origin: operator pin refuses the removal (RMA-2).
+// runtime), under the lock's flock (store.EditLock); an origin: operator pin
+// refuses the removal (RMA-2).
 func (in *Installer) unpin(name string) (refusal string, err error) {
 	if in.cfg.LockDir == "" {
 		return "", nil
 	}
-	lock, err := store.ReadLock(in.cfg.LockDir)
-	if err != nil || lock == nil {
-		return "", err
-	}
-	e, ok := lock.Find(name)
-	switch {
-	case !ok:
-		return "", nil
-	case !strings.EqualFold(e.Origin, store.OriginRuntime):
-		return removeOperatorPin(name), nil
-	}
-	lock.Remove(name)
-	return "", store.WriteLock(in.cfg.LockDir, lock)
+	err = store.EditLock(in.cfg.LockDir, func(lock *store.Lock) (*store.Lock, error) {
+		e, ok := lock.Find(name)
+		switch {
+		case !ok:
+			return nil, nil
+		case !strings.EqualFold(e.Origin, store.OriginRuntime):
+			refusal = removeOperatorPin(name)
+			return nil, nil
+		}
+		lock.Remove(name)
+		return lock, nil
+	})
+	return refusal, err
 }
