@@ -68,6 +68,14 @@ func browser(t testing.TB, timeout time.Duration) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	t.Cleanup(func() {
+		// A graceful close (Browser.close) lets chromium end and reap its
+		// own children (zygote, renderers); killed, they would be left to
+		// init as zombies.
+		cctx, ccancel := context.WithTimeout(tab, 10*time.Second)
+		if err := chromedp.Cancel(cctx); err != nil {
+			t.Logf("close chromium: %v", err)
+		}
+		ccancel()
 		cancelTab()
 		cancelAlloc() // waits for the browser to exit and removes its profile
 		cancelTimeout()
