@@ -18,6 +18,10 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// ColourStdout is set when stdout is a terminal that wants colour
+	// (colour.go); human text goes through Env.out then. Stderr is wrapped
+	// in a colourWriter by main itself.
+	ColourStdout bool
 }
 
 // command is one `mur` subcommand.

@@ -35,12 +35,12 @@ var commands = []*command{
 }
 
 func main() {
-	os.Exit(runMain(os.Args[1:], &Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-	}))
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		ColourStdout: wantsColour(os.Stdout, os.Getenv)}
+	if wantsColour(os.Stderr, os.Getenv) {
+		env.Stderr = colourWriter{os.Stderr} // errors red, warnings yellow
+	}
+	os.Exit(runMain(os.Args[1:], env))
 }
 
 // runMain dispatches args to a command and returns the process exit code.
