@@ -1,7 +1,8 @@
 // Package docs holds mur's user-facing reference, as Markdown beside this
 // file: manifest.md (every murmur.yaml key), roster.md (every roster.yaml
 // key), view.md (mur view's flags, --json line, HTTP endpoints and JSON
-// fields; internal/view's TestWireReference keeps it true) and
+// fields; internal/view's TestWireReference keeps it true), json.md (every
+// command's --json document; cmd/mur's TestJSONReference keeps it true) and
 // requirements.md (every requirement ID the code cites, with a one-line
 // summary). It has no code; its tests keep the reference true:
 //

@@ -18,13 +18,14 @@ var cmdConformance = &command{
 	run:     runConformance,
 }
 
-const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>]
+const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>] [--json]
 
 Runs the A2A v1.0 conformance suite against the door at <url> and prints one
 line per check (PASS, FAIL, WARN or SKIP), then "<N> passed, <M> failed" and,
 when a check warned, ", <K> warned". WARN is a door that does otherwise than
 a standard's SHOULD. Checks of the murmur extensions skip when the card does
 not declare them. Exits 1 when a check failed; warnings and skips do not.
+--json prints the results as one JSON document instead (docs/json.md).
 
 Each --token names what it is, and turns on checks:
   door=<token>    a door token reaching every method (mur token's operator;
@@ -81,6 +82,7 @@ func runConformance(ctx context.Context, env *Env, args []string) int {
 	taskText := fs.String("task-text", "", "the `text` of the tasks the suite starts (default: a request for one short sentence)")
 	slowText := fs.String("slow-task-text", "", "a task `text` the door's agent keeps working on until the task is canceled")
 	timeout := fs.Duration("check-timeout", conformance.DefaultCheckTimeout, "how long one check may take (a Go `duration`, e.g. 5m)")
+	jsonOut := fs.Bool("json", false, "print the results as one JSON document (docs/json.md)")
 	rest, code, done := parseInterspersed(env, "conformance", conformanceUsage, fs, args)
 	if done {
 		return code
@@ -108,11 +110,25 @@ func runConformance(ctx context.Context, env *Env, args []string) int {
 		SlowTaskText: *slowText,
 		CheckTimeout: *timeout,
 	})
-	if err := conformance.Write(env.Stdout, results); err != nil {
+	write := func() error { return conformance.Write(env.Stdout, results) }
+	if *jsonOut {
+		write = func() error {
+			return writeJSON(env.Stdout, conformanceJSON{URL: rest[0], Results: results, Totals: conformance.Tally(results)})
+		}
+	}
+	if err := write(); err != nil {
 		return fail(env, "conformance", err)
 	}
 	if conformance.Tally(results).Failed > 0 {
 		return 1 // README exit table: any check failed (warnings and skips do not count)
 	}
 	return 0
+}
+
+// conformanceJSON is `mur conformance --json` (docs/json.md): each check's
+// outcome in suite order, then the counts by status.
+type conformanceJSON struct {
+	URL     string               `json:"url"`
+	Results []conformance.Result `json:"results"`
+	conformance.Totals
 }

@@ -48,7 +48,7 @@ func TestConformanceUsage_GO7(t *testing.T) {
 	golden.Check(t, "conformance-usage", b.String())
 	out, _, code := runConformanceBin(t, "--help")
 	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>]") ||
-		!strings.Contains(out, "  --slow-task-text <text>") || !strings.Contains(out, "  member=<token>") {
+		!strings.Contains(out, "  --slow-task-text <text>") || !strings.Contains(out, "  member=<token>") || !strings.Contains(out, "  --json ") {
 		t.Errorf("mur conformance --help: exit %d, stdout %q", code, out)
 	}
 }

@@ -26,17 +26,19 @@ var cmdDoctor = &command{
 	run:     runDoctor,
 }
 
-const doctorUsage = `Usage: mur doctor [--bind <addr>]
+const doctorUsage = `Usage: mur doctor [--bind <addr>] [--json]
 
 Checks the project at or above the current directory without launching or
 writing anything: its murmur.yaml, each declared artifact against
 murmur.lock and the stores, each inference choice's credential, and whether
 the door could bind. In a directory holding roster.yaml and no murmur.yaml it
-checks the roster instead. Exits 1 when any check fails.`
+checks the roster instead. Exits 1 when any check fails. --json prints the
+report as one JSON document instead (docs/json.md).`
 
 func runDoctor(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "the `addr` the door would bind: an IP literal or localhost")
+	jsonOut := fs.Bool("json", false, "print the report as one JSON document (docs/json.md)")
 	rest, code, done := parseFlags(env, "doctor", doctorUsage, fs, args)
 	if done {
 		return code
@@ -51,9 +53,14 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "doctor", err)
 	}
+	out := env.out()
+	if *jsonOut {
+		out = io.Discard // the text is not printed; the report is collected
+	}
 	// DOC-1: a formation directory checks only its roster.
 	if doctorIsFile(filepath.Join(cwd, "roster.yaml")) && !doctorIsFile(filepath.Join(cwd, manifest.FileName)) {
-		return doctorFormationDir(ctx, env, cwd)
+		code, doc := doctorFormationDir(ctx, env, out, cwd)
+		return doctorDone(env, *jsonOut, code, doc)
 	}
 	project, ok := nearestManifestDir(cwd)
 	if !ok {
@@ -63,13 +70,48 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "doctor", err)
 	}
-	r := &doctorReport{w: env.Stdout}
+	r := &doctorReport{w: out, doc: doctorJSON{Project: project, Checks: []doctorCheck{}}}
 	if doctorIsFile(filepath.Join(project, "roster.yaml")) {
-		r.rosterErrs, r.rosterWarns, r.rosterErrFixes, r.rosterWarnFixes = doctorRosterBlock(ctx, env, project)
-		fmt.Fprintln(env.Stdout)
+		r.roster = doctorRosterBlock(ctx, env, out, project)
+		r.doc.Roster = &r.roster.doc
+		fmt.Fprintln(out)
 	}
 	r.checkProject(env, cwd, project, store.Stores{ProjectDir: project, Home: home}, *bind)
-	return r.finish()
+	return doctorDone(env, *jsonOut, r.finish(), r.doc)
+}
+
+// doctorDone prints the JSON report under --json and returns code.
+func doctorDone(env *Env, jsonOut bool, code int, doc doctorJSON) int {
+	if jsonOut {
+		if err := writeJSON(env.Stdout, doc); err != nil {
+			return fail(env, "doctor", err)
+		}
+	}
+	return code
+}
+
+// doctorJSON is `mur doctor --json` (docs/json.md): what the text report
+// says, in its order. Project is "" in a formation directory.
+type doctorJSON struct {
+	Project  string        `json:"project"`
+	Roster   *rosterJSON   `json:"roster"`
+	Checks   []doctorCheck `json:"checks"`
+	Warnings []diagJSON    `json:"warnings"`
+	Passed   int           `json:"passed"`
+	Errors   int           `json:"errors"`
+	Warned   int           `json:"warning_count"`
+	Fixes    []string      `json:"fixes"`
+}
+
+// doctorCheck is one line of the checklist: its text after ✓ or ✗, and for
+// a failed check what failed (a credential unset on an alternate is a
+// warning, not an error).
+type doctorCheck struct {
+	Check   string    `json:"check"`
+	Status  string    `json:"status"` // ok | error | warning
+	Message string    `json:"message,omitempty"`
+	Code    diag.Code `json:"code,omitempty"`
+	Hint    string    `json:"hint,omitempty"`
 }
 
 func doctorIsFile(path string) bool {
@@ -90,29 +132,40 @@ func nearestManifestDir(cwd string) (string, bool) {
 	}
 }
 
-// doctorReport accumulates CLI-14's checklist, warnings and tally.
+// doctorReport accumulates CLI-14's checklist, warnings and tally, and the
+// same as doc for --json.
 type doctorReport struct {
-	w                               io.Writer
-	passed, errs                    int
-	errFixes                        []string
-	warnings                        []*diag.Diagnostic
-	rosterErrs, rosterWarns         int
-	rosterErrFixes, rosterWarnFixes []string
+	w            io.Writer
+	passed, errs int
+	errFixes     []string
+	warnings     []*diag.Diagnostic
+	roster       rosterResult
+	doc          doctorJSON
 }
 
 func (r *doctorReport) pass(check string) {
 	fmt.Fprintf(r.w, "✓ %s\n", check)
 	r.passed++
+	r.doc.Checks = append(r.doc.Checks, doctorCheck{Check: check, Status: "ok"})
 }
 
 // fail writes a failed check; it counts as an error unless warning is set.
 func (r *doctorReport) fail(check string, err error, warning bool) {
 	fmt.Fprintf(r.w, "✗ %s: %s\n", check, err)
+	c := doctorCheck{Check: check, Status: "error", Message: err.Error()}
+	d, ok := diag.As(err)
+	if ok {
+		c.Code, c.Hint = d.Code, d.Hint
+	}
+	if warning {
+		c.Status = "warning"
+	}
+	r.doc.Checks = append(r.doc.Checks, c)
 	if warning {
 		return
 	}
 	r.errs++
-	if d, ok := diag.As(err); ok && d.Hint != "" {
+	if ok && d.Hint != "" {
 		r.errFixes = append(r.errFixes, d.Hint)
 	}
 }
@@ -239,8 +292,16 @@ func (r *doctorReport) finish() int {
 	for _, d := range r.warnings {
 		fmt.Fprint(r.w, d.Render())
 	}
-	errs := r.errs + r.rosterErrs
-	warns := len(r.warnings) + r.rosterWarns
+	errs := r.errs + r.roster.errs
+	warns := len(r.warnings) + r.roster.warns
+	fixes := append(append([]string{}, r.roster.errFixes...), r.errFixes...)
+	fixes = append(fixes, r.roster.warnFixes...)
+	for _, d := range r.warnings {
+		if d.Hint != "" {
+			fixes = append(fixes, d.Hint)
+		}
+	}
+	r.doc.Warnings, r.doc.Passed, r.doc.Errors, r.doc.Warned, r.doc.Fixes = diagsJSON(r.warnings), r.passed, errs, warns, fixes
 	fmt.Fprintln(r.w)
 	if errs == 0 && warns == 0 {
 		fmt.Fprintln(r.w, "All checks passed.")
@@ -252,13 +313,6 @@ func (r *doctorReport) finish() int {
 	}
 	fmt.Fprintln(r.w, tally+".")
 	fmt.Fprintln(r.w)
-	fixes := append(append([]string{}, r.rosterErrFixes...), r.errFixes...)
-	fixes = append(fixes, r.rosterWarnFixes...)
-	for _, d := range r.warnings {
-		if d.Hint != "" {
-			fixes = append(fixes, d.Hint)
-		}
-	}
 	for _, f := range fixes {
 		fmt.Fprintf(r.w, "Fix: %s\n", f)
 	}

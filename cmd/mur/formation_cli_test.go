@@ -101,7 +101,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	installCrew(t, dir, home)
 	crew := filepath.Join(dir, "crew")
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := doctorFormationDir(context.Background(), env, crew); code != 0 {
+	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	want := "No murmur.yaml in " + crew + ": checking its roster.yaml. Run mur doctor in a member's source directory to check that member's artifacts.\n\n" +
@@ -119,7 +119,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	more := strings.Replace(string(text), "reachability:", "  - {name: a, capsule: crew-worker, version: \"0.1.0\"}\n  - {name: b, capsule: crew-worker, version: \"0.1.0\"}\nreachability:\n  - {from: a, to: [worker]}\n  - {from: b, to: [worker]}", 1)
 	os.WriteFile(rosterPath, []byte(more), 0o644)
 	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := doctorFormationDir(context.Background(), env, crew); code != 0 {
+	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	w := "  warning[W-ROS-001]: roster.yaml lets 3 members call 'worker' (lead, a, b), but it holds 2 task(s) at once — task_acceptance: queue, queue_depth: 1 — so a call that arrives while it is full is rejected; lifecycle.queue_depth: 2 would hold them all\n\n" +
@@ -131,7 +131,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	// A refused roster: ✗ in the block, the code on stderr, exit 1.
 	os.WriteFile(rosterPath, []byte(strings.Replace(string(text), "to: [worker]", "to: [worker]\n  - from: worker\n    to: [lead]", 1)), 0o644)
 	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := doctorFormationDir(context.Background(), env, crew); code != 1 {
+	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	msg := "roster.yaml: the reachability rule from 'worker' lists the entry member 'lead' in `to`, but the entry member is never called: it runs the formation's own task from launch until the formation ends"

@@ -23,9 +23,9 @@ var cmdInstall = &command{
 	run:     runInstall,
 }
 
-const installUsage = `Usage: mur install <dir> [-g] [--force]
-       mur install
-       mur install <name>@<version>
+const installUsage = `Usage: mur install <dir> [-g] [--force] [--json]
+       mur install [--json]
+       mur install <name>@<version> [--json]
 
 mur install <dir> copies the artifact in <dir> (its murmur.yaml names it) into
 the project store, <project>/.murmur/artifacts/, and pins it in
@@ -38,12 +38,14 @@ digests; without it the install is refused (E-REG-005).
 
 mur install copies every artifact the project's murmur.yaml declares from the
 global store into the project store and pins it; mur install <name>@<version>
-does the same for one artifact.`
+does the same for one artifact. --json prints one JSON document instead of
+the lines (docs/json.md).`
 
 func runInstall(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	global := fs.Bool("g", false, "install into the global store")
 	force := fs.Bool("force", false, "replace murmur.lock's pin of the artifact with this install")
+	jsonOut := fs.Bool("json", false, "print one JSON document (docs/json.md)")
 	pos, code, done := parseInterspersed(env, "install", installUsage, fs, args)
 	if done {
 		return code
@@ -60,22 +62,70 @@ func runInstall(ctx context.Context, env *Env, args []string) int {
 		return usageError(env, "install", "-g needs a <dir> to install")
 	case *force && (len(pos) == 0 || !isDir(pos[0])):
 		return usageError(env, "install", "--force needs a <dir> to install")
+	case len(pos) > 0 && !isDir(pos[0]) && strings.Contains(pos[0], "@") && *global:
+		return usageError(env, "install", "-g takes a <dir>, not <name>@<version>")
+	}
+	var results []store.Resolved
+	switch {
 	case len(pos) == 0:
-		err = installDeclared(env, ss)
+		results, err = installDeclared(env, ss)
 	case isDir(pos[0]):
-		err = installDir(env, ss, pos[0], *global, *force)
+		results, err = installDir(env, ss, pos[0], *global, *force)
 	case strings.Contains(pos[0], "@"):
-		if *global {
-			return usageError(env, "install", "-g takes a <dir>, not <name>@<version>")
-		}
-		err = installRef(env, ss, pos[0])
+		results, err = installRef(ss, pos[0])
 	default:
 		err = diag.IONotFound(pos[0])
+	}
+	// What was installed before a failure is reported too (CLI-6).
+	if *jsonOut {
+		if len(results) > 0 || err == nil {
+			if werr := writeJSON(env.Stdout, installDocument(results)); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	} else {
+		for _, r := range results {
+			printInstalled(env.Stdout, r)
+		}
 	}
 	if err != nil {
 		return fail(env, "install", err)
 	}
 	return 0
+}
+
+// installJSON is `mur install --json` (docs/json.md): each artifact
+// installed, in order.
+type installJSON struct {
+	Installed []installed `json:"installed"`
+}
+
+// installed is one artifact of installJSON; Repinned is the murmur.lock pin
+// --force replaced.
+type installed struct {
+	Name     string       `json:"name"`
+	Version  string       `json:"version"`
+	Runtime  string       `json:"runtime"`
+	SHA256   string       `json:"sha256"`
+	Scope    store.Scope  `json:"scope"`
+	Repinned *repinnedPin `json:"repinned,omitempty"`
+}
+
+type repinnedPin struct {
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+}
+
+func installDocument(rs []store.Resolved) installJSON {
+	doc := installJSON{Installed: make([]installed, 0, len(rs))}
+	for _, r := range rs {
+		i := installed{Name: r.Meta.Name, Version: r.Meta.Version, Runtime: r.Meta.Runtime, SHA256: r.SHA256, Scope: r.Scope}
+		if p := r.Repinned; p != nil {
+			i.Repinned = &repinnedPin{Version: p.ResolvedVersion, SHA256: p.SHA256}
+		}
+		doc.Installed = append(doc.Installed, i)
+	}
+	return doc
 }
 
 // cwdStores locates the stores for a command run in the current directory
@@ -99,11 +149,11 @@ func isDir(path string) bool {
 }
 
 // installDir is `mur install <dir> [-g]`.
-func installDir(env *Env, ss store.Stores, dir string, global, force bool) error {
+func installDir(env *Env, ss store.Stores, dir string, global, force bool) ([]store.Resolved, error) {
 	m, warnings, err := manifest.LoadArtifact(dir)
 	printWarnings(env.Stderr, warnings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	scope := store.ScopeProject
 	if global || ss.ProjectDir == "" {
@@ -116,56 +166,44 @@ func installDir(env *Env, ss store.Stores, dir string, global, force bool) error
 	}
 	r, err := install(dir, id, scope)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	printInstalled(env.Stdout, r)
-	if p := r.Repinned; p != nil {
-		fmt.Fprintf(env.Stdout, "re-pinned %s in murmur.lock: %s@sha256:%s → %s@sha256:%s\n", r.Meta.Name, p.ResolvedVersion, p.SHA256, r.Meta.Version, r.SHA256)
-	}
-	return nil
+	return []store.Resolved{r}, nil
 }
 
 // installDeclared is `mur install`: the project manifest's artifacts[].
-func installDeclared(env *Env, ss store.Stores) error {
+func installDeclared(env *Env, ss store.Stores) ([]store.Resolved, error) {
 	if ss.ProjectDir == "" {
-		return noProjectManifest()
+		return nil, noProjectManifest()
 	}
 	m, warnings, err := manifest.LoadArtifact(ss.ProjectDir)
 	printWarnings(env.Stderr, warnings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	refs := make([]store.ArtifactID, 0, len(m.Artifacts))
 	for _, a := range m.Artifacts {
 		refs = append(refs, store.ArtifactID{Name: a.Name, Version: a.Version})
 	}
-	return installFromGlobal(env, ss, refs)
+	return ss.InstallFromGlobal(refs)
 }
 
 // installRef is `mur install <name>@<version>`.
-func installRef(env *Env, ss store.Stores, ref string) error {
+func installRef(ss store.Stores, ref string) ([]store.Resolved, error) {
 	name, version, _ := strings.Cut(ref, "@")
 	if p := manifest.NameProblem(name); p != "" {
-		return diag.BldName(name, p)
+		return nil, diag.BldName(name, p)
 	}
 	if manifest.IsReservedVersion(version) {
-		return diag.RegReservedVersion(version)
+		return nil, diag.RegReservedVersion(version)
 	}
 	if p := manifest.VersionProblem(version); p != "" {
-		return &errUsage{msg: fmt.Sprintf("'%s' is not <name>@<version>: the version %s", ref, p)}
+		return nil, &errUsage{msg: fmt.Sprintf("'%s' is not <name>@<version>: the version %s", ref, p)}
 	}
 	if ss.ProjectDir == "" {
-		return noProjectManifest()
+		return nil, noProjectManifest()
 	}
-	return installFromGlobal(env, ss, []store.ArtifactID{{Name: name, Version: version}})
-}
-
-func installFromGlobal(env *Env, ss store.Stores, refs []store.ArtifactID) error {
-	rs, err := ss.InstallFromGlobal(refs)
-	for _, r := range rs {
-		printInstalled(env.Stdout, r)
-	}
-	return err
+	return ss.InstallFromGlobal([]store.ArtifactID{{Name: name, Version: version}})
 }
 
 // noProjectManifest is E-IO-001 for the murmur.yaml a project install needs.
@@ -178,10 +216,14 @@ func noProjectManifest() error {
 	return diag.IONotFound(path).WithErr(errors.New("no project at or above the current directory"))
 }
 
-// printInstalled writes CLI-6's line for one installed artifact.
+// printInstalled writes CLI-6's line for one installed artifact, and the
+// pin --force replaced.
 func printInstalled(w io.Writer, r store.Resolved) {
 	fmt.Fprintf(w, "installed %s@%s (%s) sha256:%s into the %s store\n",
 		r.Meta.Name, r.Meta.Version, r.Meta.Runtime, r.SHA256, r.Scope)
+	if p := r.Repinned; p != nil {
+		fmt.Fprintf(w, "re-pinned %s in murmur.lock: %s@sha256:%s → %s@sha256:%s\n", r.Meta.Name, p.ResolvedVersion, p.SHA256, r.Meta.Version, r.SHA256)
+	}
 }
 
 // printWarnings writes each warning diagnostic (stderr, README.md).

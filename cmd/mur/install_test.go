@@ -149,7 +149,7 @@ func TestInstallUsageCLI6(t *testing.T) {
 		expect(t, "mur "+c.args[1], out, errOut, code, "", "error: "+c.what+"\nrun 'mur install --help' for usage\n", 2)
 	}
 	out, errOut, code := e.mur(t, "", "install", "--help")
-	if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage: mur install <dir> [-g] [--force]\n") {
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "Usage: mur install <dir> [-g] [--force] [--json]\n") {
 		t.Errorf("install --help: %q %q %d", out, errOut, code)
 	}
 }

@@ -17,11 +17,12 @@ var cmdList = &command{
 	run:     runList,
 }
 
-const listUsage = `Usage: mur list [-g | --all]
+const listUsage = `Usage: mur list [-g | --all] [--json]
 
 Lists the artifacts installed in the project store (the nearest directory at
 or above the current one holding murmur.yaml or roster.yaml); with -g, or
-outside any project, the global store; with --all, both, SCOPE first.`
+outside any project, the global store; with --all, both, SCOPE first.
+--json prints one JSON document instead, full sha256 included (docs/json.md).`
 
 // shortHash is how many hex digits of an artifact's sha256 mur list shows.
 const shortHash = 12
@@ -30,6 +31,7 @@ func runList(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	global := fs.Bool("g", false, "list the global store")
 	all := fs.Bool("all", false, "list both stores")
+	jsonOut := fs.Bool("json", false, "print one JSON document (docs/json.md)")
 	rest, code, done := parseFlags(env, "list", listUsage, fs, args)
 	if done {
 		return code
@@ -61,12 +63,45 @@ func runList(ctx context.Context, env *Env, args []string) int {
 		}
 		rows = append(rows, rs...)
 	}
+	if *jsonOut {
+		if err := writeJSON(env.Stdout, listDocument(rows)); err != nil {
+			return fail(env, "list", err)
+		}
+		return 0
+	}
 	if len(rows) == 0 {
 		fmt.Fprintln(env.Stdout, "no artifacts installed")
 		return 0
 	}
 	writeList(env.Stdout, rows, *all)
 	return 0
+}
+
+// listJSON is `mur list --json` (docs/json.md): the rows the table shows, in
+// its order, with the full sha256.
+type listJSON struct {
+	Artifacts []listArtifact `json:"artifacts"`
+}
+
+// listArtifact is one installed artifact of listJSON.
+type listArtifact struct {
+	Scope       store.Scope `json:"scope"`
+	Name        string      `json:"name"`
+	Version     string      `json:"version"`
+	Runtime     string      `json:"runtime"`
+	SHA256      string      `json:"sha256"`
+	InstalledAt string      `json:"installed_at"`
+	SourcePath  string      `json:"source_path"`
+}
+
+func listDocument(rows []store.Installed) listJSON {
+	doc := listJSON{Artifacts: make([]listArtifact, 0, len(rows))}
+	for _, r := range rows {
+		m := r.Meta
+		doc.Artifacts = append(doc.Artifacts, listArtifact{Scope: r.Scope, Name: m.Name, Version: m.Version,
+			Runtime: m.Runtime, SHA256: m.SHA256, InstalledAt: m.InstalledAt, SourcePath: m.SourcePath})
+	}
+	return doc
 }
 
 // writeList prints CLI-7's table: columns padded to their widest value and

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestListCLI7 is `mur list [-g | --all]`'s table through the real binary.
 func TestListCLI7(t *testing.T) {
@@ -39,7 +42,7 @@ func TestListCLI7(t *testing.T) {
 	expect(t, "list -g --all", out, errOut, code, "", "error: -g and --all cannot be used together\nrun 'mur list --help' for usage\n", 2)
 	out, errOut, code = e.mur(t, "proj", "list", "x")
 	expect(t, "list x", out, errOut, code, "", "error: unexpected argument 'x'\nrun 'mur list --help' for usage\n", 2)
-	if out, _, code := e.mur(t, "proj", "list", "-h"); code != 0 || len(out) < 32 || out[:32] != "Usage: mur list [-g | --all]\n\nLi" {
+	if out, _, code := e.mur(t, "proj", "list", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: mur list [-g | --all] [--json]\n\nLi") {
 		t.Errorf("list -h: %q %d", out, code)
 	}
 }

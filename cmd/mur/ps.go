@@ -21,14 +21,15 @@ var cmdPs = &command{
 	run:     runPs,
 }
 
-const psUsage = `Usage: mur ps
+const psUsage = `Usage: mur ps [--json]
 
 Lists the sessions running on this machine, newest first, from their running
 records under $MURMUR_HOME/running/. STATUS is "running" when the recorded
 process still runs and its door's public card answers within 1 s, and
 "unreachable" when the process is (or may be) the recorded one but its door is
 silent. A record whose process is gone, or whose pid another process now
-holds, is removed and reported on stderr as pruned.`
+holds, is removed and reported on stderr as pruned. --json prints one JSON
+document instead of the table (docs/json.md).`
 
 // cardProbeTimeout bounds each door's public-card probe (CLI-12).
 const cardProbeTimeout = time.Second
@@ -41,6 +42,7 @@ type psRow struct {
 
 func runPs(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
+	jsonOut := fs.Bool("json", false, "print one JSON document (docs/json.md)")
 	rest, code, done := parseFlags(env, "ps", psUsage, fs, args)
 	if done {
 		return code
@@ -57,6 +59,7 @@ func runPs(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "ps", err)
 	}
 	var rows []*psRow
+	pruned := []psPruned{}
 	for _, r := range recs {
 		var reason string
 		switch r.Check() {
@@ -71,19 +74,67 @@ func runPs(ctx context.Context, env *Env, args []string) int {
 		if err := running.Remove(home, r.SessionID); err != nil {
 			continue // not listed: its process is gone; the record stays for the next look
 		}
+		pruned = append(pruned, psPruned{SessionID: r.SessionID, Reason: reason, FormationID: r.FormationID})
 		line := fmt.Sprintf("pruned: %s — %s", r.SessionID, reason)
 		if r.FormationID != "" {
 			line += fmt.Sprintf(" (formation %s)", r.FormationID)
 		}
 		fmt.Fprintln(env.Stderr, line)
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && !*jsonOut {
 		fmt.Fprintln(env.Stdout, "no running capsules")
 		return 0
 	}
 	probe(ctx, rows)
-	fmt.Fprint(env.Stdout, psTable(groupByFormation(rows), time.Now()))
+	rows = groupByFormation(rows)
+	if *jsonOut {
+		if err := writeJSON(env.Stdout, psDocument(rows, pruned, time.Now())); err != nil {
+			return fail(env, "ps", err)
+		}
+		return 0
+	}
+	fmt.Fprint(env.Stdout, psTable(rows, time.Now()))
 	return 0
+}
+
+// psJSON is `mur ps --json` (docs/json.md): the listed sessions in the
+// table's order, and the records pruned on the way. No token, ever.
+type psJSON struct {
+	Sessions []psSession `json:"sessions"`
+	Pruned   []psPruned  `json:"pruned"`
+}
+
+// psSession is one running session of psJSON.
+type psSession struct {
+	SessionID   string    `json:"session_id"`
+	Name        string    `json:"name"`
+	Version     string    `json:"version"`
+	Status      string    `json:"status"` // running | unreachable
+	UptimeSecs  int64     `json:"uptime_secs"`
+	StartedAt   time.Time `json:"started_at"`
+	PID         int       `json:"pid"`
+	URL         string    `json:"url"`
+	Workdir     string    `json:"workdir"`
+	RecordsDir  string    `json:"records_dir"`
+	FormationID string    `json:"formation_id,omitempty"`
+}
+
+// psPruned is one pruned record of psJSON.
+type psPruned struct {
+	SessionID   string `json:"session_id"`
+	Reason      string `json:"reason"`
+	FormationID string `json:"formation_id,omitempty"`
+}
+
+func psDocument(rows []*psRow, pruned []psPruned, now time.Time) psJSON {
+	doc := psJSON{Sessions: make([]psSession, 0, len(rows)), Pruned: pruned}
+	for _, r := range rows {
+		up := int64(max(now.Sub(r.rec.StartedAt), 0) / time.Second)
+		doc.Sessions = append(doc.Sessions, psSession{SessionID: r.rec.SessionID, Name: r.rec.Name, Version: r.rec.Version,
+			Status: r.status, UptimeSecs: up, StartedAt: r.rec.StartedAt.UTC(), PID: r.rec.PID, URL: r.rec.URL,
+			Workdir: r.rec.Workdir, RecordsDir: r.rec.RecordsDir, FormationID: r.rec.FormationID})
+	}
+	return doc
 }
 
 // probe sets each row's status: running when its pid and start time match

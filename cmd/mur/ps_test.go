@@ -162,7 +162,7 @@ func TestPsNoneAndUsageCLI12(t *testing.T) {
 	if want := "error: unexpected argument 'extra'\nrun 'mur ps --help' for usage\n"; code != 2 || errOut != want {
 		t.Errorf("mur ps extra = %d, %q; want 2, %q", code, errOut, want)
 	}
-	if out, _, code := e.run(t, "ps", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: mur ps\n") {
+	if out, _, code := e.run(t, "ps", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: mur ps [--json]\n") {
 		t.Errorf("mur ps -h = %d, %q", code, out)
 	}
 }

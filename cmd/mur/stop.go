@@ -29,15 +29,16 @@ var cmdStop = &command{
 	run:     runStop,
 }
 
-const stopUsage = `Usage: mur stop <session> [--timeout <s>]
-       mur stop <frm_id> [--timeout <s>]
+const stopUsage = `Usage: mur stop <session> [--timeout <s>] [--json]
+       mur stop <frm_id> [--timeout <s>] [--json]
 
 Stops a running session: asks its door to cancel every live task
 (session/stop, with the operator token), waits up to 5 s for each canceled
 task to end in the trace, sends SIGTERM, and SIGKILL if the process is still
 running --timeout seconds later. The pid and its start time are checked before
 every signal. <session> is a full session id, the last 4 or more characters of
-one, or @N (the N-th newest running session). A frm_ id stops a formation.`
+one, or @N (the N-th newest running session). A frm_ id stops a formation.
+--json prints what was stopped as one JSON document (docs/json.md).`
 
 // Bounds of CLI-13's waits.
 const (
@@ -51,6 +52,7 @@ const (
 func runStop(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	timeout := fs.Int("timeout", defaultStopWait, "`seconds` between SIGTERM and SIGKILL; 0 sends SIGKILL at once")
+	jsonOut := fs.Bool("json", false, "print one JSON document (docs/json.md)")
 	pos, code, done := parseInterspersed(env, "stop", stopUsage, fs, args)
 	if done {
 		return code
@@ -65,7 +67,7 @@ func runStop(ctx context.Context, env *Env, args []string) int {
 	}
 	wait := time.Duration(*timeout) * time.Second
 	if strings.HasPrefix(pos[0], a2a.PrefixFormation) {
-		return stopFormation(ctx, env, pos[0], wait)
+		return stopFormation(ctx, env, pos[0], wait, *jsonOut)
 	}
 	home, err := records.Home(env.Getenv)
 	if err != nil {
@@ -75,21 +77,61 @@ func runStop(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "stop", err)
 	}
-	out, err := stopSession(ctx, home, rec, wait)
+	res, err := stopSession(ctx, home, rec, wait)
 	if err != nil {
 		return fail(env, "stop", err)
 	}
-	fmt.Fprint(env.Stdout, out)
+	if *jsonOut {
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return fail(env, "stop", err)
+		}
+		return 0
+	}
+	fmt.Fprint(env.Stdout, res.text())
 	return 0
 }
 
+// stopped is what `mur stop <session>` did (CLI-13), and its --json document
+// (docs/json.md). Residue is what session/stop reported left running ([]
+// for nothing), nil with AskError when the capsule could not be asked.
+type stopped struct {
+	SessionID string   `json:"session_id"`
+	Name      string   `json:"name"`
+	Version   string   `json:"version"`
+	Signal    string   `json:"signal"`
+	Canceled  []string `json:"canceled"`
+	Residue   []any    `json:"residue"`
+	AskError  string   `json:"ask_error,omitempty"`
+}
+
+// text is CLI-13's stdout block.
+func (s *stopped) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stopped: %s\n", s.SessionID)
+	fmt.Fprintf(&b, "capsule: %s@%s\n", s.Name, s.Version)
+	fmt.Fprintf(&b, "signal:  %s\n", s.Signal)
+	if s.AskError != "" {
+		fmt.Fprintf(&b, "residue: unknown — the capsule could not be asked: %s\n", s.AskError)
+		return b.String()
+	}
+	for _, id := range s.Canceled {
+		fmt.Fprintf(&b, "canceled: %s\n", id)
+	}
+	if len(s.Residue) == 0 {
+		b.WriteString("residue: nothing else was left running\n")
+	} else {
+		fmt.Fprintf(&b, "residue: %s\n", residueText(s.Residue))
+	}
+	return b.String()
+}
+
 // stopSession runs CLI-13's three steps for one running record and returns
-// the stdout block. An unconfirmed pid is never signalled: E-RUN-022 (gone or
+// what it did. An unconfirmed pid is never signalled: E-RUN-022 (gone or
 // started at another time; the record is removed) or E-RUN-024 (start time
 // unreadable; the record is kept).
-func stopSession(ctx context.Context, home string, rec *running.Record, wait time.Duration) (string, error) {
+func stopSession(ctx context.Context, home string, rec *running.Record, wait time.Duration) (*stopped, error) {
 	if err := confirm(home, rec); err != nil {
-		return "", err
+		return nil, err
 	}
 	// (1) session/stop at the door, then each canceled task's ending.
 	res, askErr := askStop(ctx, rec)
@@ -102,27 +144,20 @@ func stopSession(ctx context.Context, home string, rec *running.Record, wait tim
 	// (2) SIGTERM, (3) SIGKILL after wait.
 	signal, err := terminate(ctx, rec, wait)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	_ = running.Remove(home, rec.SessionID) // SIGKILL left it behind; SIGTERM's session removed it itself
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "stopped: %s\n", rec.SessionID)
-	fmt.Fprintf(&b, "capsule: %s@%s\n", rec.Name, rec.Version)
-	fmt.Fprintf(&b, "signal:  %s\n", signal)
+	out := &stopped{SessionID: rec.SessionID, Name: rec.Name, Version: rec.Version, Signal: signal, Canceled: []string{}}
 	if askErr != nil {
-		fmt.Fprintf(&b, "residue: unknown — the capsule could not be asked: %s\n", askErr)
-		return b.String(), nil
+		out.AskError = askErr.Error()
+		return out, nil
 	}
 	for _, id := range res.Canceled {
-		fmt.Fprintf(&b, "canceled: %s\n", id)
+		out.Canceled = append(out.Canceled, string(id))
 	}
-	if len(res.Residue) == 0 {
-		b.WriteString("residue: nothing else was left running\n")
-	} else {
-		fmt.Fprintf(&b, "residue: %s\n", residueText(res.Residue))
-	}
-	return b.String(), nil
+	out.Residue = append([]any{}, res.Residue...)
+	return out, nil
 }
 
 // residueText lists what session/stop says the session leaves running (its

@@ -29,7 +29,7 @@ var formationMembersWait = 25 * time.Second
 // SIGKILL after timeout; (3) stop members started by hand as sessions,
 // newest first; (4) wait up to 25 s for every member process to go.
 // Lifeline holders are never signalled or called.
-func stopFormation(ctx context.Context, env *Env, id string, timeout time.Duration) int {
+func stopFormation(ctx context.Context, env *Env, id string, timeout time.Duration, jsonOut bool) int {
 	if why := diag.FormationIDFault(id); why != "" {
 		return fail(env, "stop", diag.RunNotFormationID(id, why))
 	}
@@ -70,7 +70,7 @@ func stopFormation(ctx context.Context, env *Env, id string, timeout time.Durati
 			hand = append(hand, r)
 		}
 	}
-	var blocks []string
+	doc := stoppedFormation{FormationID: id, Launcher: launcherText, Members: []stoppedMember{}, Sessions: []*stopped{}}
 	var handErr error
 	for _, r := range hand { // newest first
 		out, err := stopSession(ctx, home, r, timeout)
@@ -78,19 +78,27 @@ func stopFormation(ctx context.Context, env *Env, id string, timeout time.Durati
 			handErr = errors.Join(handErr, err)
 			continue
 		}
-		blocks = append(blocks, out)
+		doc.Sessions = append(doc.Sessions, out)
 	}
 	pollUntil(ctx, formationMembersWait, func() bool { return len(stillRunning(members)) == 0 })
 	alive := stillRunning(members)
 	var b strings.Builder
 	fmt.Fprintf(&b, "stopped:  %s\nlauncher: %s\n", id, launcherText)
 	for _, r := range members {
-		fmt.Fprintf(&b, "member:   %s  %s@%s  %s\n", r.SessionID, r.Name, r.Version, memberEnding(r, alive))
+		ending := memberEnding(r, alive)
+		doc.Members = append(doc.Members, stoppedMember{SessionID: r.SessionID, Name: r.Name, Version: r.Version, Ending: ending})
+		fmt.Fprintf(&b, "member:   %s  %s@%s  %s\n", r.SessionID, r.Name, r.Version, ending)
 	}
-	for _, blk := range blocks {
-		b.WriteString("\n" + blk)
+	for _, s := range doc.Sessions {
+		b.WriteString("\n" + s.text())
 	}
-	fmt.Fprint(env.Stdout, b.String())
+	if jsonOut {
+		if err := writeJSON(env.Stdout, doc); err != nil && handErr == nil {
+			handErr = err
+		}
+	} else {
+		fmt.Fprint(env.Stdout, b.String())
+	}
 	if handErr != nil {
 		if d, ok := diag.As(handErr); ok {
 			return fail(env, "stop", d)
@@ -107,6 +115,23 @@ func stopFormation(ctx context.Context, env *Env, id string, timeout time.Durati
 		return fail(env, "stop", diag.RunFormationNotEnded(id, fmt.Sprintf("%d of its members were still running 25 seconds later: %s", len(ids), strings.Join(ids, ", "))))
 	}
 	return 0
+}
+
+// stoppedFormation is `mur stop <frm_id> --json` (docs/json.md): FCLI-6's
+// lines, and a stopped block per member started by hand.
+type stoppedFormation struct {
+	FormationID string          `json:"formation_id"`
+	Launcher    string          `json:"launcher"` // the launcher: line's text
+	Members     []stoppedMember `json:"members"`
+	Sessions    []*stopped      `json:"sessions"`
+}
+
+// stoppedMember is one member: line.
+type stoppedMember struct {
+	SessionID string `json:"session_id"`
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Ending    string `json:"ending"`
 }
 
 // byHand reports whether a member was started by hand: it holds no lifeline

@@ -87,7 +87,7 @@ func TestStopFormation(t *testing.T) {
 	frmWriteRecord(t, home, w)
 	frmWriteRecord(t, home, h)
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, 10*time.Second); code != 0 {
+	if code := stopFormation(context.Background(), env, id, 10*time.Second, false); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}
 	want := "stopped:  " + id + "\n" +
@@ -111,12 +111,12 @@ func TestStopFormationRefusals(t *testing.T) {
 	home := t.TempDir()
 	id := a2a.NewID(a2a.PrefixFormation)
 	env, _, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, "frm_12", time.Second); code != 1 ||
+	if code := stopFormation(context.Background(), env, "frm_12", time.Second, false); code != 1 ||
 		errb.String() != "error[E-RUN-022]: 'frm_12' is not a formation id: it has 2 hex digits, not 32\n  hint: mur ps lists the formations running here\n" {
 		t.Errorf("bad id = %d, %q", code, errb)
 	}
 	env, _, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, time.Second); code != 1 ||
+	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 ||
 		errb.String() != "error[E-RUN-022]: no member of formation "+id+" is running on this machine\n  hint: mur ps lists the formations running here\n" {
 		t.Errorf("no member = %d, %q", code, errb)
 	}
@@ -125,7 +125,7 @@ func TestStopFormationRefusals(t *testing.T) {
 	frmWriteRecord(t, home, &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), PID: gone.Process.Pid, ProcessStart: "1", Name: "x", Version: "1",
 		RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id})
 	env, _, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, time.Second); code != 1 ||
+	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 ||
 		errb.String() != "error[E-RUN-022]: formation "+id+" is not running: 1 member record(s) named processes that are gone, and were removed\n  hint: mur ps lists the formations running here\n" {
 		t.Errorf("stale = %d, %q", code, errb)
 	}
@@ -141,7 +141,7 @@ func TestStopFormationRefusals(t *testing.T) {
 			FormationLauncher: &running.Launcher{PID: 1000 + i, ProcessStart: "5"}})
 	}
 	env, _, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, time.Second); code != 1 ||
+	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 ||
 		errb.String() != "error[E-RUN-024]: formation "+id+" could not be ended: its members record 2 different launchers (pid 1001, pid 1000)\n  hint: the capsule is still running and its record is kept\n" &&
 			errb.String() != "error[E-RUN-024]: formation "+id+" could not be ended: its members record 2 different launchers (pid 1000, pid 1001)\n  hint: the capsule is still running and its record is kept\n" {
 		t.Errorf("two launchers = %d, %q", code, errb)
@@ -168,7 +168,7 @@ func TestStopFormationLauncherGone(t *testing.T) {
 		FormationLauncher: &running.Launcher{PID: dead.Process.Pid, ProcessStart: "1"}}
 	frmWriteRecord(t, home, rec)
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, time.Second); code != 1 {
+	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 {
 		t.Fatalf("exit %d", code)
 	}
 	want := "stopped:  " + id + "\n" + fmt.Sprintf("launcher: none — pid %d had already exited, so every lifeline was already closed\n", dead.Process.Pid) +
@@ -208,7 +208,7 @@ func TestStopFormationTimeoutZero(t *testing.T) {
 		Name: "m", Version: "1", RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id, FormationLifeline: true,
 		FormationLauncher: &running.Launcher{PID: launcher.Process.Pid, ProcessStart: frmStartOf(t, launcher.Process.Pid)}})
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code := stopFormation(context.Background(), env, id, 0); code != 0 {
+	if code := stopFormation(context.Background(), env, id, 0, false); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	if want := fmt.Sprintf("launcher: pid %d, SIGKILL after 0s\n", launcher.Process.Pid); !strings.Contains(out.String(), want) ||

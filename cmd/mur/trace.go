@@ -20,16 +20,18 @@ var cmdTrace = &command{
 	run:     runTrace,
 }
 
-const traceUsage = `Usage: mur trace show [<session>] [--workdir <dir>]
+const traceUsage = `Usage: mur trace show [<session>] [--workdir <dir>] [--json]
 
 Summarizes one session's trace.jsonl, read from its records directory under
 $MURMUR_HOME/records/<workdir>/. <session> is a full session id, the last 4 or
 more characters of one, @N (the N-th newest session) or a path to a
-trace.jsonl or a session directory; the default is @1.`
+trace.jsonl or a session directory; the default is @1. --json prints the
+summary as one JSON document, nothing cut (docs/json.md).`
 
 func runTrace(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("trace show", flag.ContinueOnError)
 	workdir := fs.String("workdir", "", "the `dir` whose records group holds the sessions (default: the current directory)")
+	jsonOut := fs.Bool("json", false, "print the summary as one JSON document (docs/json.md)")
 	if len(args) == 0 {
 		return usageError(env, "trace", "missing subcommand: mur trace show")
 	}
@@ -52,41 +54,43 @@ func runTrace(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 1 {
 		arg = pos[0]
 	}
-	out, err := traceShow(env, *workdir, arg)
+	tr, err := traceShow(env, *workdir, arg)
 	if err != nil {
 		return fail(env, "trace show", err)
 	}
-	fmt.Fprint(env.Stdout, out)
+	if *jsonOut {
+		if err := writeJSON(env.Stdout, traceview.Summarize(tr)); err != nil {
+			return fail(env, "trace show", err)
+		}
+		return 0
+	}
+	fmt.Fprint(env.out(), traceview.Render(tr))
 	return 0
 }
 
-// traceShow resolves the session (CLI-9) and renders its summary (CLI-10).
-func traceShow(env *Env, workdir, arg string) (string, error) {
+// traceShow resolves the session (CLI-9) and reads its trace.
+func traceShow(env *Env, workdir, arg string) (*traceview.Trace, error) {
 	home, err := records.Home(env.Getenv)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if workdir == "" {
 		if workdir, err = os.Getwd(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	group, err := records.GroupDir(home, workdir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", diag.IONotFound(workdir).WithErr(err)
+		return nil, diag.IONotFound(workdir).WithErr(err)
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	path, err := records.Resolve(group, arg)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	tr, err := traceview.Read(path)
-	if err != nil {
-		return "", err
-	}
-	return traceview.Render(tr), nil
+	return traceview.Read(path)
 }
 
 // parseInterspersed parses flags that may come before, between or after the

@@ -1,0 +1,110 @@
+package traceview
+
+import "github.com/murmur-go/mur/runtime/trace"
+
+// Summary is `mur trace show --json` (docs/json.md): what Render shows,
+// uncut, as one JSON document. The lists hold the trace's own records
+// (runtime/trace types, their trace field names); a list with no record is
+// [], never null.
+type Summary struct {
+	SessionID      string   `json:"session_id"`
+	Trace          string   `json:"trace"` // the trace.jsonl read
+	CapsuleName    string   `json:"capsule_name"`
+	CapsuleVersion string   `json:"capsule_version"`
+	Model          string   `json:"model"`
+	Status         string   `json:"status"` // session_end.exit_status
+	DurationMS     int64    `json:"duration_ms"`
+	Capabilities   []string `json:"capabilities"`
+	Tools          []string `json:"tools"`
+	FormationID    string   `json:"formation_id,omitempty"`
+	Turns          int      `json:"turns"`
+	MaxTurns       int      `json:"max_turns"`
+	Tokens         Tokens   `json:"tokens"`
+
+	ToolCalls   ToolCalls            `json:"tool_calls"`
+	ShellCalls  ShellCalls           `json:"shell_calls"`
+	Failed      []trace.TaskFailed   `json:"failed"`
+	Canceled    []trace.TaskCanceled `json:"canceled"`
+	Rejected    []trace.TaskRejected `json:"rejected"`
+	Reopens     []trace.TaskReopened `json:"reopens"`
+	MemberCalls []trace.MemberCall   `json:"member_calls"`
+	Tasks       []trace.TaskEnd      `json:"tasks"`
+}
+
+// Tokens are the session's token counts: the runtime's estimates (DRV-8)
+// and, summed over the inference records that carry them, what the provider
+// reported (absent when no record did), cached and cache-write input tokens
+// among them.
+type Tokens struct {
+	Input          int64  `json:"input"`
+	Output         int64  `json:"output"`
+	Total          int64  `json:"total"`
+	ProviderInput  *int64 `json:"provider_input,omitempty"`
+	ProviderOutput *int64 `json:"provider_output,omitempty"`
+	Cached         *int64 `json:"cached,omitempty"`
+	CacheWrite     *int64 `json:"cache_write,omitempty"`
+}
+
+// ToolCalls are the tool_call records and their tally.
+type ToolCalls struct {
+	Count int              `json:"count"`
+	OK    int              `json:"ok"`
+	Error int              `json:"error"`
+	AvgMS int64            `json:"avg_ms"`
+	Calls []trace.ToolCall `json:"calls"`
+}
+
+// ShellCalls are the shell records; Count adds shell_detached (TRACE-4).
+type ShellCalls struct {
+	Count int           `json:"count"`
+	Calls []trace.Shell `json:"calls"`
+}
+
+// Summarize returns tr as a Summary.
+func Summarize(tr *Trace) Summary {
+	s, e := tr.Start, tr.End
+	out := Summary{SessionID: tr.SessionID, Trace: tr.Path, CapsuleName: s.CapsuleName, CapsuleVersion: s.CapsuleVersion,
+		Model: s.Model, Status: e.ExitStatus, DurationMS: e.DurationMS, Capabilities: nonNil(s.Capabilities),
+		Tools: nonNil([]string(s.ToolsDeclared)), FormationID: s.FormationID, Turns: e.TotalTurns, MaxTurns: s.MaxTurns,
+		Tokens:     Tokens{Input: e.TotalInputTokens, Output: e.TotalOutputTokens, Total: e.TotalInputTokens + e.TotalOutputTokens},
+		ToolCalls:  ToolCalls{Count: len(tr.ToolCalls), Calls: nonNil(tr.ToolCalls)},
+		ShellCalls: ShellCalls{Count: len(tr.Shells) + tr.Detached, Calls: nonNil(tr.Shells)},
+		Failed:     nonNil(tr.Failed), Canceled: nonNil(tr.Canceled), Rejected: nonNil(tr.Rejected),
+		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Tasks: nonNil(tr.TaskEnds)}
+	for _, inf := range tr.Inferences {
+		add(&out.Tokens.ProviderInput, inf.InputTokensActual)
+		add(&out.Tokens.ProviderOutput, inf.OutputTokensActual)
+		add(&out.Tokens.Cached, inf.CachedTokens)
+		add(&out.Tokens.CacheWrite, inf.CacheWriteTokens)
+	}
+	var sum int64
+	for _, c := range tr.ToolCalls {
+		if c.Status == "ok" {
+			out.ToolCalls.OK++
+		}
+		sum += c.DurationMS
+	}
+	out.ToolCalls.Error = out.ToolCalls.Count - out.ToolCalls.OK
+	if n := int64(out.ToolCalls.Count); n > 0 {
+		out.ToolCalls.AvgMS = sum / n
+	}
+	return out
+}
+
+// add adds *v to *total, making total when v is the first reported value.
+func add(total **int64, v *int64) {
+	if v == nil {
+		return
+	}
+	if *total == nil {
+		*total = new(int64)
+	}
+	**total += *v
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
