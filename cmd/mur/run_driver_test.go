@@ -41,8 +41,12 @@ func TestRunOpenAIFake_DRV5(t *testing.T) {
 	if tool := last[len(last)-1]; tool.Role != "tool" || !strings.Contains(tool.Text(), "Stdout:\nfrom-the-shell\n") {
 		t.Errorf("tool message sent back = %+v", tool)
 	}
-	if sys := reqs[0].Decoded.Messages[0]; sys.Role != "system" || !strings.HasPrefix(sys.Text(), "[Capsule]\nname: openai-capsule\nversion: 1.0.0\nsession: ses_") {
+	if sys := reqs[0].Decoded.Messages[0]; sys.Role != "system" || sys.Text() != "[Capsule]\nname: openai-capsule\nversion: 1.0.0" {
 		t.Errorf("system message = %q", sys.Text())
+	}
+	// The task, then the session's own context (LOOP-6).
+	if m := reqs[0].Decoded.Messages; len(m) < 3 || m[1].Text() != "say something" || !strings.HasPrefix(m[2].Text(), "[Session]\nsession: ses_") {
+		t.Errorf("first messages = %+v", m)
 	}
 }
 

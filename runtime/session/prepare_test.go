@@ -52,13 +52,16 @@ func TestResultFileAtomic_SES5(t *testing.T) {
 }
 
 func TestSystemPrompt_LOOP6(t *testing.T) {
-	got := systemPrompt("hello-shell", "0.1.0", "ses_x", "http://127.0.0.1:4000", "/w", "You list files when asked.")
-	want := "[Capsule]\nname: hello-shell\nversion: 0.1.0\nsession: ses_x\ndoor: http://127.0.0.1:4000\nworkdir: /w\n\nYou list files when asked."
+	got := systemPrompt("hello-shell", "0.1.0", "You list files when asked.")
+	want := "[Capsule]\nname: hello-shell\nversion: 0.1.0\n\nYou list files when asked."
 	if got != want {
 		t.Errorf("system prompt = %q, want %q", got, want)
 	}
-	if got := systemPrompt("a", "1", "s", "u", "/w", ""); got != "[Capsule]\nname: a\nversion: 1\nsession: s\ndoor: u\nworkdir: /w" {
+	if got := systemPrompt("a", "1", ""); got != "[Capsule]\nname: a\nversion: 1" {
 		t.Errorf("system prompt without a prompt = %q", got)
+	}
+	if got := sessionContext("ses_x", "http://127.0.0.1:4000", "/w"); got != "[Session]\nsession: ses_x\ndoor: http://127.0.0.1:4000\nworkdir: /w" {
+		t.Errorf("session context = %q", got)
 	}
 }
 

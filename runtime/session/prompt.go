@@ -76,15 +76,27 @@ func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string)
 	return d, nil
 }
 
-// systemPrompt renders LOOP-6's system prompt: the [Capsule] block, then a
-// blank line and the resolved prompt (if any); buildTools appends the plan
-// guidance after a blank line when submit-plan exists (STAGE-4).
-func systemPrompt(name, version, ses, url, workdir, prompt string) string {
+// systemPrompt renders LOOP-6's system prompt: the [Capsule] block (the
+// capsule's name and version), then a blank line and the resolved prompt
+// (if any); buildTools appends the plan guidance after a blank line when
+// submit-plan exists (STAGE-4). Nothing in it changes from one session of
+// a capsule to the next, so with the tools (sent in a fixed order) it is a
+// prefix a provider can cache; what is per session is sessionContext.
+func systemPrompt(name, version, prompt string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Capsule]\nname: %s\nversion: %s\nsession: %s\ndoor: %s\nworkdir: %s", name, version, ses, url, workdir)
+	fmt.Fprintf(&b, "[Capsule]\nname: %s\nversion: %s", name, version)
 	if prompt != "" {
 		b.WriteString("\n\n")
 		b.WriteString(prompt)
 	}
 	return b.String()
+}
+
+// sessionContext is the [Session] block: the session id, the door and the
+// workdir, which differ between sessions of one capsule. It is the user
+// message right after each task's first one, so that everything before the
+// task (system prompt, tools) stays the same bytes from session to session
+// and the provider's prompt cache serves it (issue 15).
+func sessionContext(ses, url, workdir string) string {
+	return fmt.Sprintf("[Session]\nsession: %s\ndoor: %s\nworkdir: %s", ses, url, workdir)
 }

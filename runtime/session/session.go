@@ -52,7 +52,8 @@ type Session struct {
 	runtimeDir string
 	recordsDir string
 	logsDir    string
-	system     string
+	system     string // LOOP-6: the same in every session of the capsule
+	context    string // the [Session] block, sent after each task's first message
 
 	tr    *trace.Writer
 	reg   *task.Registry
@@ -131,7 +132,8 @@ func Start(l *Launch, cfg StartConfig) (*Session, error) {
 	for _, w := range l.Warnings {
 		s.bootstrap(w.Render())
 	}
-	s.system = systemPrompt(s.m.Name, s.m.Version, s.id, s.url, s.workdir, l.Prompt)
+	s.system = systemPrompt(s.m.Name, s.m.Version, l.Prompt)
+	s.context = sessionContext(s.id, s.url, s.workdir)
 	s.choices = newChoices(s.m, l.Drivers)
 	s.buildTools()
 	tr, err := trace.Open(filepath.Join(s.recordsDir, records.TraceFile), s.id, now)

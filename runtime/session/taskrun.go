@@ -148,8 +148,12 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 		s.curTask = nil
 		s.mu.Unlock()
 	}()
-	t.msgs = []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser,
-		Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}}}
+	// The task first, then the per-session context (LOOP-6): the request's
+	// bytes before the task are the same in every session of the capsule.
+	t.msgs = []driver.Message{
+		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
+		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
+	}
 	e := t.loop(ctx)
 	t.finish(e)
 	return e.status, e.text

@@ -12,14 +12,37 @@ import (
 // requires one (inference.max_tokens's default).
 const defaultMaxTokens = 8192
 
-// messagesRequest is the Messages request body (DRV-6).
+// messagesRequest is the Messages request body (DRV-6). Its fields are in
+// the order the API builds its prompt cache from — tools, then system, then
+// messages — so the body's bytes before the first message are the cached
+// prefix, the same in every session of a capsule.
 type messagesRequest struct {
-	Model     string    `json:"model"`
-	MaxTokens int       `json:"max_tokens"`
-	System    string    `json:"system,omitempty"`
-	Messages  []message `json:"messages"`
-	Tools     []tool    `json:"tools,omitempty"`
+	Model     string        `json:"model"`
+	MaxTokens int           `json:"max_tokens"`
+	Tools     []tool        `json:"tools,omitempty"`
+	System    []systemBlock `json:"system,omitempty"`
+	Messages  []message     `json:"messages"`
 }
+
+// systemBlock is the system prompt as a text block, which can carry a cache
+// breakpoint.
+type systemBlock struct {
+	Type         string        `json:"type"` // "text"
+	Text         string        `json:"text"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+// cacheControl marks a prompt-cache breakpoint: the API caches the prompt up
+// to and including the marked block (type "ephemeral", its default 5-minute
+// lifetime).
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+// breakpoint is the cache_control the driver marks: on the last tool and on
+// the system prompt, the two parts that do not change between a capsule's
+// sessions (issue 15).
+var breakpoint = &cacheControl{Type: "ephemeral"}
 
 type message struct {
 	Role    string  `json:"role"`
@@ -38,16 +61,17 @@ type block struct {
 }
 
 type tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // Encode returns the request body Complete sends for req (DRV-6, DRV-8).
 func (d *Driver) Encode(req *driver.Request) ([]byte, error) {
-	body := messagesRequest{Model: req.Model, MaxTokens: req.MaxTokens, System: req.System, Messages: messages(req.Messages)}
+	body := messagesRequest{Model: req.Model, MaxTokens: req.MaxTokens, Messages: messages(req.Messages)}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = defaultMaxTokens
 	}
@@ -57,6 +81,12 @@ func (d *Driver) Encode(req *driver.Request) ([]byte, error) {
 			schema = emptySchema
 		}
 		body.Tools = append(body.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(body.Tools); n > 0 {
+		body.Tools[n-1].CacheControl = breakpoint
+	}
+	if req.System != "" {
+		body.System = []systemBlock{{Type: "text", Text: req.System, CacheControl: breakpoint}}
 	}
 	return wirejson.Marshal(body)
 }

@@ -8,11 +8,14 @@ import (
 	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
 
-// chatRequest is the Chat Completions request body (DRV-5).
+// chatRequest is the Chat Completions request body (DRV-5). The tools come
+// before the messages, so that the body's bytes up to the first task message
+// (model, tools, system prompt) are the same in every session of a capsule:
+// the prefix the provider's automatic prompt caching matches.
 type chatRequest struct {
 	Model               string        `json:"model"`
-	Messages            []chatMessage `json:"messages"`
 	Tools               []chatTool    `json:"tools,omitempty"`
+	Messages            []chatMessage `json:"messages"`
 	MaxTokens           *int          `json:"max_tokens,omitempty"`
 	MaxCompletionTokens *int          `json:"max_completion_tokens,omitempty"`
 }

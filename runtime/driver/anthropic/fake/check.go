@@ -1,9 +1,11 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
 )
@@ -13,9 +15,51 @@ import (
 type MessagesRequest struct {
 	Model     string    `json:"model"`
 	MaxTokens int       `json:"max_tokens"`
-	System    *string   `json:"system"`
-	Messages  []Message `json:"messages"`
 	Tools     []Tool    `json:"tools"`
+	System    System    `json:"system"`
+	Messages  []Message `json:"messages"`
+}
+
+// System is the system prompt: a string, or text blocks (which may carry a
+// cache breakpoint). nil when the request has none.
+type System []SystemBlock
+
+// SystemBlock is one text block of the system prompt.
+type SystemBlock struct {
+	Type         string        `json:"type"`
+	Text         string        `json:"text"`
+	CacheControl *CacheControl `json:"cache_control"`
+}
+
+// CacheControl is a prompt-cache breakpoint.
+type CacheControl struct {
+	Type string `json:"type"`
+}
+
+// UnmarshalJSON reads the string form as one text block.
+func (s *System) UnmarshalJSON(data []byte) error {
+	var text string
+	if json.Unmarshal(data, &text) == nil {
+		*s = System{{Type: "text", Text: text}}
+		return nil
+	}
+	var blocks []SystemBlock
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&blocks); err != nil {
+		return err
+	}
+	*s = blocks
+	return nil
+}
+
+// Text is the system prompt's text, its blocks joined.
+func (s System) Text() string {
+	var parts []string
+	for _, b := range s {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "")
 }
 
 // Message is one request message; mur always sends content as blocks.
@@ -38,9 +82,10 @@ type Block struct {
 
 // Tool is one tools[] entry.
 type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *CacheControl   `json:"cache_control"`
 }
 
 func checkHTTP(r *http.Request) string {
@@ -67,13 +112,41 @@ func decode(body []byte) (MessagesRequest, string) {
 	case len(req.Messages) == 0:
 		return req, "messages is empty"
 	}
+	breakpoints := 0
 	for i, t := range req.Tools {
 		var schema map[string]any
 		if t.Name == "" || json.Unmarshal(t.InputSchema, &schema) != nil || schema["type"] != "object" {
 			return req, fmt.Sprintf("tools[%d] lacks a name or an object input_schema", i)
 		}
+		if p := checkCacheControl(t.CacheControl, &breakpoints); p != "" {
+			return req, fmt.Sprintf("tools[%d].cache_control %s", i, p)
+		}
+	}
+	for i, b := range req.System {
+		if b.Type != "text" || b.Text == "" {
+			return req, fmt.Sprintf("system[%d] is not a non-empty text block", i)
+		}
+		if p := checkCacheControl(b.CacheControl, &breakpoints); p != "" {
+			return req, fmt.Sprintf("system[%d].cache_control %s", i, p)
+		}
 	}
 	return req, checkMessages(req.Messages)
+}
+
+// checkCacheControl checks one cache breakpoint as the API does: type
+// "ephemeral", at most four in a request.
+func checkCacheControl(c *CacheControl, n *int) string {
+	if c == nil {
+		return ""
+	}
+	*n++
+	switch {
+	case c.Type != "ephemeral":
+		return fmt.Sprintf("has type %q, want ephemeral", c.Type)
+	case *n > 4:
+		return "is a fifth breakpoint; the API allows four"
+	}
+	return ""
 }
 
 // checkMessages enforces the conversation rules the real API enforces: it
