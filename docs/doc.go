@@ -2,7 +2,8 @@
 // file: manifest.md (every murmur.yaml key), roster.md (every roster.yaml
 // key), view.md (mur view's flags, --json line, HTTP endpoints and JSON
 // fields; internal/view's TestWireReference keeps it true), json.md (every
-// command's --json document; cmd/mur's TestJSONReference keeps it true) and
+// command's --json document; cmd/mur's TestJSONReference keeps it true),
+// door.md (the door's load bounds: connections, body budget, deadlines) and
 // requirements.md (every requirement ID the code cites, with a one-line
 // summary). It has no code; its tests keep the reference true:
 //
@@ -10,6 +11,7 @@
 //     reference documents with the keys the decoders take
 //     (manifest.Keys, roster.Keys), and the diagnostic codes it names with
 //     those internal/diag declares;
+//   - TestDoorReference checks door.md's defaults against the door's;
 //   - TestRequirementIndex compares the index with the requirement IDs
 //     cited in the tree's Go files.
 //

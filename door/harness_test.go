@@ -32,6 +32,9 @@ type opts struct {
 	formation  *Formation
 	maxBody    int64
 	heartbeat  time.Duration // 0: DefaultHeartbeat
+	maxConns   int           // 0: DefaultMaxConnections
+	bodyBytes  int64         // 0: DefaultBodyBytes
+	bodyWait   time.Duration // 0: DefaultBodyTimeout
 	noExecutor bool
 	immediate  bool // the executor completes every task at once, whatever its text
 	logs       *testmur.Buffer
@@ -78,6 +81,10 @@ func startDoor(t testing.TB, o opts) *testDoor {
 		SessionID:  testSession,
 		Logger:     logger,
 		MaxBody:    o.maxBody,
+
+		MaxConnections: o.maxConns,
+		BodyBytes:      o.bodyBytes,
+		BodyTimeout:    o.bodyWait,
 	}
 	cfg.Heartbeat = o.heartbeat
 	if o.auth {

@@ -40,29 +40,30 @@ type refusal struct {
 	code    string
 	message string // "" for the empty-bodied 404 and 413
 	www     string // www-authenticate value; "" for none
+	retry   bool   // a 503: Retry-After names when to come back
 }
 
 func unauthenticated(realm string) refusal {
-	return refusal{http.StatusUnauthorized, codeUnauthenticated, msgUnauthenticated, `Bearer realm="` + realm + `"`}
+	return refusal{status: http.StatusUnauthorized, code: codeUnauthenticated, message: msgUnauthenticated, www: `Bearer realm="` + realm + `"`}
 }
 
 func invalidToken(realm string) refusal {
-	return refusal{http.StatusUnauthorized, codeInvalidToken, msgInvalidToken,
-		`Bearer realm="` + realm + `", error="invalid_token"`}
+	return refusal{status: http.StatusUnauthorized, code: codeInvalidToken, message: msgInvalidToken,
+		www: `Bearer realm="` + realm + `", error="invalid_token"`}
 }
 
 func notPermitted(realm, from string) refusal {
-	return refusal{http.StatusForbidden, codeNotPermitted, "member '" + from + "' may not call this door",
-		`Bearer realm="` + realm + `", error="insufficient_scope"`}
+	return refusal{status: http.StatusForbidden, code: codeNotPermitted, message: "member '" + from + "' may not call this door",
+		www: `Bearer realm="` + realm + `", error="insufficient_scope"`}
 }
 
 func insufficientScope(realm, credential, scope string) refusal {
-	return refusal{http.StatusForbidden, codeInsufficientScope, "credential '" + credential + "' does not reach " + scope,
-		`Bearer realm="` + realm + `", error="insufficient_scope", scope="` + scope + `"`}
+	return refusal{status: http.StatusForbidden, code: codeInsufficientScope, message: "credential '" + credential + "' does not reach " + scope,
+		www: `Bearer realm="` + realm + `", error="insufficient_scope", scope="` + scope + `"`}
 }
 
 // peerNotAccepted is byte-identical whatever the request (PEER-2).
-var peerNotAccepted = refusal{http.StatusForbidden, codePeerNotAccepted, msgPeerNotAccepted, ""}
+var peerNotAccepted = refusal{status: http.StatusForbidden, code: codePeerNotAccepted, message: msgPeerNotAccepted}
 
 var (
 	notFound = refusal{status: http.StatusNotFound, code: codeNotFound}
@@ -92,6 +93,9 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 	h.Set("Connection", "close")
 	if f.www != "" {
 		h.Set("Www-Authenticate", f.www)
+	}
+	if f.retry {
+		h.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
 	b := f.body()
 	if b != nil {

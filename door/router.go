@@ -20,7 +20,7 @@ import (
 // anything not routed is a plain empty 404, never chi's 405 (DOOR-4).
 func (s *Server) routes() *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(s.observe, s.bound)
 	r.Get(a2a.WellKnownCardPath, s.serveCard)
 	r.Method(http.MethodGet, "/metrics", s.serveMetrics())
 	gate := func(h http.HandlerFunc) http.HandlerFunc { return s.authenticate(s.consent(h)).ServeHTTP }

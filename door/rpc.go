@@ -1,8 +1,8 @@
 package door
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -81,25 +81,28 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, tooLarge)
 		return
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	if err := s.readBody(w, r, buf); err != nil {
-		// The client left or stalled mid-body: there is no request to
-		// answer, and an empty 200 would be a lie. Drop the connection.
-		s.log.Debug("door could not read a request body", "err", err)
-		panic(http.ErrAbortHandler)
-	}
+	body, held, err := s.readBody(w, r)
+	defer s.bodies.give(held)
 	switch {
-	case buf.Len() == 0:
+	case errors.Is(err, errOverBudget):
+		s.refuse(w, r, overBodies(s.bodies.max))
+		return
+	case err != nil:
+		// The client left or stalled mid-body: there is no request to
+		// answer, and an empty 200 would be a lie. Drop the connection,
+		// reading nothing more (the deadline stays in the past).
+		s.log.Debug("door could not read a request body", "err", err)
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		panic(http.ErrAbortHandler)
+	case len(body) == 0:
 		s.refuse(w, r, notFound)
 		return
-	case int64(buf.Len()) > s.cfg.MaxBody:
+	case int64(len(body)) > s.cfg.MaxBody:
 		s.refuse(w, r, tooLarge)
 		return
 	}
 	// Steps 6 and 7: JSON, one JSON-RPC 2.0 request; a notification runs nothing.
-	env, answerID, perr := parseEnvelope(buf.Bytes())
+	env, answerID, perr := parseEnvelope(body)
 	if perr != nil {
 		s.answer(w, r, answerID, errorOf(perr))
 		return
@@ -150,14 +153,57 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	h(s, w, r, c)
 }
 
-// readBody reads the whole body into buf, at most MaxBody+1 bytes, under a
-// read deadline that is lifted once the body is in (DOOR-5, DOOR-7).
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) error {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, s.cfg.MaxBody+1))
-	_ = rc.SetReadDeadline(time.Time{})
-	return err
+// errOverBudget is readBody's error for a body the budget cannot hold.
+var errOverBudget = errors.New("the door's body budget is spent")
+
+// readBody reads the whole body, at most MaxBody+1 bytes, under the
+// deadline bound set (DOOR-5), which it lifts once the body is in so that
+// streams and blocking calls run on (DOOR-7). A body over smallBody is held
+// against the door's budget: a declared Content-Length is taken whole before
+// the first byte is read, a chunked body as it grows; held is what was
+// taken, for the caller to give back once its call returns. Past the budget
+// it stops with errOverBudget, having read no more.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
+	// cover makes the budget hold a buffer of capacity c (above smallBody).
+	cover := func(c int64) bool {
+		if c <= smallBody || c <= held {
+			return true
+		}
+		if !s.bodies.take(c - held) {
+			return false
+		}
+		held = c
+		return true
+	}
+	limit := s.cfg.MaxBody + 1
+	size, share := int64(4<<10), int64(4<<10) // a chunked body's first allowance
+	if r.ContentLength >= 0 {
+		size = min(r.ContentLength+1, limit) // +1: room for the read that sees EOF
+		share = r.ContentLength
+	}
+	if !cover(share) {
+		return nil, held, errOverBudget
+	}
+	buf := make([]byte, 0, size)
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			next := min(2*int64(cap(buf)), limit) // a chunked body doubles its buffer
+			if !cover(next) {
+				return nil, held, errOverBudget
+			}
+			buf = slices.Grow(buf, int(next)-len(buf))
+		}
+		n, rerr := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return nil, held, rerr
+		}
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	return buf, held, nil
 }
 
 // raw is a result that is already JSON.

@@ -41,10 +41,10 @@ const (
 	DefaultHeartbeat = 15 * time.Second // SSE-4
 )
 
-// Server timeouts (DOOR-7: none on writes of streaming or blocking calls).
+// Server timeouts (DOOR-7: none on writes of streaming or blocking calls);
+// the body's is Config.BodyTimeout.
 const (
 	readHeaderTimeout = 10 * time.Second  // a client that trickles its headers is cut
-	bodyReadTimeout   = 30 * time.Second  // per request body, set on the connection
 	idleTimeout       = 120 * time.Second // keep-alive connections between requests
 	writeTimeout      = 30 * time.Second  // per plain answer and per stream event
 	shutdownGrace     = 500 * time.Millisecond
@@ -73,6 +73,17 @@ type Config struct {
 	MaxBody int64
 	// Heartbeat is the SSE heartbeat period (0: DefaultHeartbeat).
 	Heartbeat time.Duration
+	// MaxConnections caps the connections open at once (0:
+	// DefaultMaxConnections); every request on one past it is answered 503
+	// with Retry-After.
+	MaxConnections int
+	// BodyBytes caps the bytes of large request bodies held at once (0:
+	// DefaultBodyBytes; never below MaxBody); a body that does not fit is
+	// answered 503 with Retry-After instead of read.
+	BodyBytes int64
+	// BodyTimeout bounds the time a request takes to send its body after its
+	// headers (0: DefaultBodyTimeout); past it the connection is closed.
+	BodyTimeout time.Duration
 }
 
 // Auth is an authenticated door's credentials (AUTH-2, AUTH-6).
@@ -104,6 +115,8 @@ type Server struct {
 	metrics *metrics
 	router  *chi.Mux
 	http    *http.Server
+	conns   *conns  // open connections against MaxConnections
+	bodies  *budget // large bodies held against BodyBytes
 
 	// closing is canceled by Shutdown: streams and blocking calls write what
 	// they hold and end (SSE-5).
@@ -131,6 +144,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = DefaultHeartbeat
 	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
+	if cfg.BodyBytes <= 0 {
+		cfg.BodyBytes = DefaultBodyBytes
+	}
+	cfg.BodyBytes = max(cfg.BodyBytes, cfg.MaxBody)
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -153,10 +176,14 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics(cfg.Registry)
 	s.closing, s.stop = context.WithCancel(context.Background())
 	s.router = s.routes()
+	s.conns = &conns{max: int64(cfg.MaxConnections)}
+	s.bodies = &budget{max: cfg.BodyBytes}
 	s.http = &http.Server{
 		Handler:           s.router,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
+		ConnContext:       s.conns.connContext,
+		ConnState:         s.conns.connState,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
 	return s, nil

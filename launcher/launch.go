@@ -31,6 +31,9 @@ type Config struct {
 	Verbose   bool      // --verbose (entry)
 	NoEnvFile bool      // --no-env-file (every member)
 	Deadline  time.Time // --deadline as an absolute moment, or zero (LAUNCH-8)
+	// MaxConnections is --max-connections, handed to every member's mur run;
+	// 0 leaves each door's default.
+	MaxConnections int
 
 	// The launcher's streams; the entry member shares them (LAUNCH-1 step 9).
 	// *os.File values are handed to the entry as they are.

@@ -45,6 +45,9 @@ func (l *launch) args(p *proc) []string {
 	if l.cfg.NoEnvFile {
 		a = append(a, "--no-env-file")
 	}
+	if l.cfg.MaxConnections > 0 {
+		a = append(a, "--max-connections", strconv.Itoa(l.cfg.MaxConnections))
+	}
 	if !p.entry {
 		return append(a, "--bind", "127.0.0.1", "--json")
 	}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
@@ -46,7 +47,7 @@ type runFlags struct {
 	manifest, capsule, capsuleVersion, capsuleSHA, storeRoot string
 	task, workdir, bind, acceptance, afterTask               string
 	deadline, inherited, systemPrompt                        string
-	port                                                     int
+	port, maxConns                                           int
 	jsonOut, verbose, noEnvFile                              bool
 	set                                                      map[string]bool
 }
@@ -81,6 +82,7 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	fs.StringVar(&f.workdir, "workdir", "", "the accessible workdir (default: the manifest's directory)")
 	fs.StringVar(&f.bind, "bind", "127.0.0.1", "the door's bind address: an IP literal or localhost")
 	fs.IntVar(&f.port, "port", 0, "the door's port (overrides network.internal_port; 0 = any)")
+	fs.IntVar(&f.maxConns, "max-connections", door.DefaultMaxConnections, fmt.Sprintf("cap the door at `N` connections open at once; past it a request is answered 503 with Retry-After (default %d)", door.DefaultMaxConnections))
 	fs.StringVar(&f.acceptance, "lifecycle-task-acceptance", "", "none, single or queue")
 	fs.StringVar(&f.afterTask, "lifecycle-after-task", "", "exit or sleep")
 	fs.StringVar(&f.deadline, "deadline", "", "end the session at an RFC 3339 time or after a duration")
@@ -118,6 +120,9 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 		return o, usagef("--capsule and --manifest cannot be used together")
 	case f.set["capsule"] && f.capsule == "":
 		return o, usagef("--capsule needs a directory or a name")
+	}
+	if f.maxConns < 1 {
+		return o, usagef("--max-connections must be 1 or more, not %d", f.maxConns)
 	}
 	if f.port < 0 || f.port > 65535 {
 		return o, usagef("--port %d is not a port number", f.port)
@@ -229,7 +234,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		return fail(env, "run", err)
 	}
 	stdout.bootstrap, stderr.bootstrap = sess.Bootstrap, sess.Bootstrap
-	srv, tokens, err := serveDoor(sess, l, ln, url)
+	srv, tokens, err := serveDoor(sess, l, ln, url, f.maxConns)
 	if err != nil {
 		sess.Stop(session.BySignal)
 		sess.Run()

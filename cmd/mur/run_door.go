@@ -17,7 +17,7 @@ import (
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
 // are the door tokens, operator first, under network.authentication.
-func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url string) (*door.Server, []door.Token, error) {
+func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url string, maxConns int) (*door.Server, []door.Token, error) {
 	m := l.Manifest
 	var auth *door.Auth
 	var tokens []door.Token
@@ -49,6 +49,9 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 		PeerTasks:  m.Exports.PeerTasks.Accept,
 		SessionID:  sess.ID(),
 		Auth:       auth,
+		// The other load bounds (body budget, body timeout) keep door.go's
+		// defaults (docs/door.md).
+		MaxConnections: maxConns,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("build the door: %w", err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
@@ -17,7 +19,7 @@ import (
 	"github.com/murmur-go/mur/runtime/running"
 )
 
-const runRosterUsage = `Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
+var runRosterUsage = fmt.Sprintf(`Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
 
 Launches the formation roster.yaml declares: every peer first, each ready once
 its door answers, then the entry member in this directory's project. With
@@ -31,7 +33,8 @@ Flags:
   --json                       stdout: the formation line, then the entry's readiness line
   --verbose, -v                the entry member's verbose startup lines
   --no-env-file                no member loads .env
-  --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)`
+  --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)
+  --max-connections <N>        every member's door cap on connections open at once (default %d)`, door.DefaultMaxConnections)
 
 // runFlagsNotWithRoster are the mur run flags --roster refuses (LAUNCH-6, LAUNCH-9).
 var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "capsule-sha256", "store-root",
@@ -49,6 +52,7 @@ type rosterFlags struct {
 	verbose   bool
 	noEnvFile bool
 	deadline  time.Time
+	maxConns  int // 0: the door's default
 	help      bool
 }
 
@@ -112,6 +116,14 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 			}
 			if f.deadline, err = parseDeadline(v, now); err != nil {
 				return f, err
+			}
+		case "max-connections":
+			v, err := value(&i, name, inline)
+			if err != nil {
+				return f, err
+			}
+			if f.maxConns, err = strconv.Atoi(v); err != nil || f.maxConns < 1 {
+				return f, usagef("--max-connections must be 1 or more, not '%s'", v)
 			}
 		default:
 			for _, n := range runFlagsNotWithRoster {
@@ -191,7 +203,7 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	defer signal.Stop(sigs)
 	cfg := launcher.Config{RosterPath: path, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home),
 		Home: home, Self: self, Cwd: cwd, Environ: os.Environ(),
-		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline,
+		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline, MaxConnections: f.maxConns,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
 		ProcessStart: func(pid int) string {
 			s, _ := running.StartTime(pid)
