@@ -180,3 +180,30 @@ func TestSignalDuringAdmission(t *testing.T) {
 		t.Errorf("formations: %v; an interrupted launch makes nothing", err)
 	}
 }
+
+// TestMaxConnectionsReachesEveryMember: mur run --roster --max-connections N
+// hands N to every member's mur run (issue 9 item 7; docs/door.md).
+func TestMaxConnectionsReachesEveryMember(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	scaffoldCrew(t, w)
+	l := w.start(t, "crew", "run", "--roster", "--json", "--max-connections", "7")
+	fl := decode[formationLine](t, l.line(t))
+	entry := decode[readiness](t, l.line(t))
+	for _, pid := range []int{fl.Peers[0].PID, entry.PID} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "\x00--max-connections\x007\x00") {
+			t.Errorf("member pid %d runs %q; want --max-connections 7", pid, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	l.cmd.Process.Signal(syscall.SIGTERM)
+	if code := l.wait(); code != 143 {
+		t.Errorf("launcher exit %d, want 143", code)
+	}
+	if left := goneWithin(30*time.Second, fl.Peers[0].PID, entry.PID); len(left) > 0 {
+		t.Errorf("still running: %v", left)
+	}
+}
