@@ -35,8 +35,12 @@ var rules = map[string][]string{
 	// no concrete tool; a tool package builds on the core and the runtime's
 	// leaf packages, never on a sibling tool or on the session that runs it.
 	// A new tool lands in a package of its own under runtime/tool/.
-	"runtime/tool":     {"a2a", "internal/diag", "runtime/manifest", "runtime/trace"},
-	"runtime/tool/...": toolImports,
+	"runtime/tool": {"a2a", "internal/diag", "runtime/manifest", "runtime/trace"},
+	// The bridge (a process session's loopback MCP server) speaks the wire
+	// and calls a dispatcher it is handed; it knows tools only by their
+	// specs and never the session that answers them.
+	"runtime/harness/bridge": {"runtime/tool"},
+	"runtime/tool/...":       toolImports,
 	// The launcher reaches capsules only by exec, fds and HTTP; it reads
 	// manifests and stores (admission, BIND-1) through the runtime's two
 	// leaf packages for them.
@@ -198,6 +202,8 @@ func TestRulesForbid(t *testing.T) {
 		{"runtime/tool/shell", "runtime/session", false},
 		{"runtime/tool", "runtime/tool/shell", false},
 		{"runtime/tool", "runtime/proc", false},
+		{"runtime/harness/bridge", "runtime/session", false},
+		{"runtime/harness/bridge", "runtime/tool", true},
 		{"runtime/tool", "runtime/session", false},
 		{"runtime/driver", "runtime/trace", false},
 		{"runtime/driver/openai", "runtime/tool", false},
