@@ -63,6 +63,8 @@ func TestVersionIsNeverAPath(t *testing.T) {
 				"  hint: use [a-z0-9-], 1–100 characters, no leading or trailing -\n"},
 		{"--capsule-version is a link out of the store", "", []string{"run", "--capsule", "crew-lead", "--capsule-version", "9.9.9", "--task", "hi"}, 1,
 			"error[E-IO-001]: " + filepath.Join(store, "crew-lead", "9.9.9") + ": " + outside + "\n  hint: check the path\n"},
+		{"mur install <name>@.. in a project", string(roster), []string{"install", "crew-lead@.."}, 2,
+			"error: 'crew-lead@..' is not <name>@<version>: the version it is not a SemVer version (MAJOR[.MINOR[.PATCH[-PRERELEASE][+BUILD]]])\nrun 'mur install --help' for usage\n"},
 	}
 	for _, c := range cases {
 		dir := "."
