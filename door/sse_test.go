@@ -164,6 +164,9 @@ func TestSubscribe_METHST1_METHST2(t *testing.T) {
 func TestHeartbeat_SSE4(t *testing.T) {
 	td := startDoor(t, opts{heartbeat: time.Millisecond})
 	held := td.call("", sendBody("hold", "")).task(t, true)
+	// Running before the stream opens, so the stream's first event is its
+	// WORKING state and nothing is pending on it when the door shuts down.
+	<-td.exec.runs
 	_, br := td.openStream("", `{"jsonrpc":"2.0","id":5,"method":"SubscribeToTask","params":{"id":"`+string(held.ID)+`"}}`)
 	streamEvent(t, nextEvent(t, br), "5")
 	for {
@@ -207,6 +210,9 @@ func TestStreamLag_SSE5(t *testing.T) {
 func TestShutdownEndsStreams_SSE5(t *testing.T) {
 	td := startDoor(t, opts{})
 	held := td.call("", sendBody("hold", "")).task(t, true)
+	// Running before the stream opens, so the stream's first event is its
+	// WORKING state and nothing is pending on it when the door shuts down.
+	<-td.exec.runs
 	_, br := td.openStream("", `{"jsonrpc":"2.0","id":5,"method":"SubscribeToTask","params":{"id":"`+string(held.ID)+`"}}`)
 	streamEvent(t, nextEvent(t, br), "5")
 	type answer struct {
@@ -228,7 +234,6 @@ func TestShutdownEndsStreams_SSE5(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		blocked <- answer{string(b), err}
 	}()
-	<-td.exec.runs // the held task
 	<-td.exec.runs // the blocking call's task is running
 	if err := td.door.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown() = %v", err)
