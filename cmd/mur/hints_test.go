@@ -160,3 +160,89 @@ func TestHintNoSession(t *testing.T) {
 		t.Errorf("%s = %d %q %q", cmd, code, out, stderr)
 	}
 }
+
+// TestHintStoreCommands: the store diagnostics' hints name mur install (or
+// mur list --all); run as they say, in the project, the next mur run gets
+// past the fault (STORE-5, STORE-6, CLI-6).
+func TestHintStoreCommands(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	sum := e.tool(t, "src/edit", "tool-edit", "1.0.0", "one")
+	e.write(t, map[string]string{
+		"proj/murmur.yaml": "name: app\nversion: 1.0.0\nartifacts:\n  - {name: tool-edit, version: 1.0.0}\ninference: {driver: {kind: scripted, script: script.yaml}}\n",
+		"proj/script.yaml": doctorScript,
+	})
+	runs := func(what string) {
+		t.Helper()
+		if out, errOut, code := e.mur(t, "proj", "run", "--task", "x"); code != 0 {
+			t.Errorf("%s: mur run after the hint = %d\n%s%s", what, code, out, errOut)
+		}
+	}
+	follow := func(what, code, want string, before func()) {
+		t.Helper()
+		if before != nil {
+			before()
+		}
+		_, stderr, exit := e.mur(t, "proj", "run", "--task", "x")
+		if exit != 1 || !strings.HasPrefix(stderr, "error["+code+"]") {
+			t.Fatalf("%s: mur run = %d %s, want %s", what, exit, stderr, code)
+		}
+		if hint := hintLine(t, stderr); hint != want {
+			t.Fatalf("%s: hint = %q, want %q", what, hint, want)
+		}
+	}
+	lock := filepath.Join(e.root, "proj", "murmur.lock")
+
+	// E-RUN-008: the artifact is in neither store. mur install moves on to
+	// E-REG-001, which names the store to fill (STORE-6's hint is exact).
+	follow("E-RUN-008", "E-RUN-008", "run `mur install` to install all manifest dependencies", nil)
+	_, errOut, code := e.runHinted(t, "proj", "mur install")
+	if code != 1 || !strings.HasPrefix(errOut, "error[E-REG-001]: not in the global store: tool-edit@1.0.0\n") {
+		t.Fatalf("mur install = %d %s, want E-REG-001 naming what is missing", code, errOut)
+	}
+	if hint := hintLine(t, errOut); hint != "install it with mur install -g <dir>" {
+		t.Fatalf("E-REG-001 hint = %q", hint)
+	}
+	if _, errOut, code := e.runHinted(t, "proj", "mur install -g ../src/edit"); code != 0 {
+		t.Fatalf("mur install -g = %d %s", code, errOut)
+	}
+	runs("E-RUN-008")
+
+	// E-RUN-003, no entry: the lock lost the artifact's pin.
+	follow("E-RUN-003 no entry", "E-RUN-003", "run mur install", func() {
+		e.write(t, map[string]string{"proj/murmur.lock": "lock_version: 2\nartifacts: []\n"})
+	})
+	if _, errOut, code := e.runHinted(t, "proj", "mur install"); code != 0 {
+		t.Fatalf("mur install = %d %s", code, errOut)
+	}
+	runs("E-RUN-003 no entry")
+
+	// E-RUN-003, another lock_version: moved aside, mur install writes one.
+	follow("E-RUN-003 version", "E-RUN-003", "move murmur.lock aside, then run mur install: it writes a lock this mur reads", func() {
+		e.write(t, map[string]string{"proj/murmur.lock": "lock_version: 9\nartifacts: []\n"})
+	})
+	if err := os.Rename(lock, lock+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := e.runHinted(t, "proj", "mur install"); code != 0 {
+		t.Fatalf("mur install = %d %s", code, errOut)
+	}
+	runs("E-RUN-003 version")
+
+	// E-REG-002: the project store's copy was changed on disk.
+	follow("E-REG-002", "E-REG-002", "reinstall it with mur install", func() {
+		e.write(t, map[string]string{"proj/.murmur/artifacts/tool-edit/1.0.0/tree/run*": "#!/bin/sh\necho tampered\n"})
+	})
+	if _, errOut, code := e.runHinted(t, "proj", "mur install"); code != 0 {
+		t.Fatalf("mur install = %d %s", code, errOut)
+	}
+	runs("E-REG-002")
+	if data, _ := os.ReadFile(lock); !strings.Contains(string(data), sum) {
+		t.Errorf("murmur.lock after the hints =\n%s\nwant the pin %s", data, sum)
+	}
+
+	// E-ROS-001's capsule and version hints name mur list --all.
+	if out, errOut, code := e.runHinted(t, "proj", "mur list --all"); code != 0 || !strings.Contains(out, "tool-edit") {
+		t.Errorf("mur list --all = %d %s%s", code, out, errOut)
+	}
+}

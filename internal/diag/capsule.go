@@ -199,7 +199,8 @@ func CapNoCredential(where, kind string) *Diagnostic {
 
 // RunLockVersion is E-RUN-003 for an unsupported lock_version.
 func RunLockVersion(v string) *Diagnostic {
-	return mk(ERUN003, fmt.Sprintf("murmur.lock: lock_version %s is not supported; this mur reads 2", v), hintRunInstall)
+	return mk(ERUN003, fmt.Sprintf("murmur.lock: lock_version %s is not supported; this mur reads 2", v),
+		"move murmur.lock aside, then run mur install: it writes a lock this mur reads")
 }
 
 // RunLockNoEntry is E-RUN-003 for a manifest artifact the lock lacks.

@@ -40,8 +40,8 @@ func TestReadLock(t *testing.T) {
 		t.Errorf("ReadLock() = %+v, %v; want %+v", got, err, want)
 	}
 	for text, msg := range map[string]string{
-		"lock_version: 1\nartifacts: []\n": "error[E-RUN-003]: murmur.lock: lock_version 1 is not supported; this mur reads 2\n  hint: run mur install\n",
-		"artifacts: []\n":                  "error[E-RUN-003]: murmur.lock: lock_version (none) is not supported; this mur reads 2\n  hint: run mur install\n",
+		"lock_version: 1\nartifacts: []\n": "error[E-RUN-003]: murmur.lock: lock_version 1 is not supported; this mur reads 2\n  hint: move murmur.lock aside, then run mur install: it writes a lock this mur reads\n",
+		"artifacts: []\n":                  "error[E-RUN-003]: murmur.lock: lock_version (none) is not supported; this mur reads 2\n  hint: move murmur.lock aside, then run mur install: it writes a lock this mur reads\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, LockFile), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
