@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -153,6 +154,15 @@ func TestJSONDoctor(t *testing.T) {
 func TestJSONSession(t *testing.T) {
 	t.Parallel()
 	e := helloEnv(t)
+	// A task text the agent keeps working on until it is canceled, so that
+	// the conformance checks needing a live task never depend on timing.
+	script := "script_version: 1\nrules:\n" +
+		"  - match: {contains: \"keep working\"}\n    turns: [{delay_ms: 600000, text: \"done\"}]\n" +
+		"  - match: {contains: \"list\"}\n    turns:\n      - tool_calls: [{name: bash, input: {command: \"ls -1\"}}]\n      - text: \"Files:\\n{{tool_result}}\"\n" +
+		"fallback:\n  turns: [{text: \"I can only list files.\"}]\n"
+	if err := os.WriteFile(filepath.Join(e.dir, "script.yaml"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p := e.start(t, "--capsule", e.dir, "--json", "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
 	var ready struct {
 		URL       string `json:"url"`
@@ -169,7 +179,7 @@ func TestJSONSession(t *testing.T) {
 	}
 	paths := map[string]string{"$HOME": e.home, "$DIR": e.dir}
 
-	out, errOut, code := mur("conformance", ready.URL, "--json")
+	out, errOut, code := mur("conformance", ready.URL, "--json", "--slow-task-text", "keep working")
 	if code != 0 {
 		t.Fatalf("conformance --json = %d\n%s%s", code, out, errOut)
 	}
