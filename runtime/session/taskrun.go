@@ -190,17 +190,24 @@ func (t *taskRun) finish(e ending) {
 	case StatusFailed:
 		_, _ = s.tr.Write(trace.TaskFailed{TaskID: t.id, Turn: t.turnIndex(), Cause: e.cause, Reason: e.reason})
 	}
+	// Issue 9: a task whose records are lost (a records directory deleted
+	// under the session, a full disk) is not reported done: the trace is
+	// checked before the outcome, and a failed trace fails the task with
+	// E-RUN-007's text; the session then ends with it (LOOP-19).
+	lost := s.tr.Check()
 	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
 	var meta a2a.MurmurTaskMetadata
 	meta.RunningCommands = running
 	meta.NoAnswerBelow = t.state.NoAnswerBelow() // RND-7, set by the call set's Abandon above
-	switch e.status {
-	case StatusOK:
+	switch {
+	case lost != nil:
+		out.Message = lost.Error()
+	case e.status == StatusOK:
 		out = task.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
 		s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: e.text, Final: true})
-	case StatusCanceled:
+	case e.status == StatusCanceled:
 		out.State = a2a.TaskStateCanceled
-	case StatusNoAnswer:
+	case e.status == StatusNoAnswer:
 		out.Message = e.reason // EWA-4: the bare reason
 		meta.NoAnswer = true
 	}

@@ -30,6 +30,8 @@ type Writer struct {
 
 	mu      sync.Mutex
 	f       File
+	size    int64 // bytes of whole lines in the file: a short write is cut back to it
+	sized   bool  // size is known (the file has Stat)
 	closed  bool
 	err     error             // sticky: the E-RUN-007 diagnostic of the first failed write
 	failed  chan struct{}     // closed when err is set
@@ -55,12 +57,18 @@ func New(f File, path, sessionID string, now func() time.Time) *Writer {
 	if now == nil {
 		now = time.Now
 	}
-	return &Writer{
+	w := &Writer{
 		path: path, session: sessionID, now: now, f: f,
 		failed: make(chan struct{}),
 		tasks:  map[string]string{},
 		turns:  map[string]string{},
 	}
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil {
+			w.size, w.sized = fi.Size(), true
+		}
+	}
+	return w
 }
 
 // Path is the trace file's path.
@@ -131,12 +139,23 @@ func (w *Writer) write(k *Kind, taskID, parentID string, r Record) (string, erro
 		return "", err
 	}
 	line = append(line, '\n')
-	if _, err := w.f.Write(line); err != nil {
+	if n, err := w.f.Write(line); err != nil {
+		if n > 0 && w.sized {
+			// A record is written whole or not at all (issue 9): a short
+			// write (a full disk) is cut back to the last whole line.
+			if t, ok := w.f.(interface{ Truncate(int64) error }); ok {
+				_ = t.Truncate(w.size)
+			}
+		}
 		return "", w.failLocked(err)
 	}
+	w.size += int64(len(line))
 	if k.Sync {
 		if err := w.f.Sync(); err != nil {
 			return "", w.failLocked(err)
+		}
+		if err := w.checkLocked(); err != nil {
+			return "", err
 		}
 	}
 	switch k.EventType {
@@ -178,6 +197,39 @@ func (w *Writer) failLocked(err error) error {
 	w.err = diag.RunTraceWrite(w.path, osErrText(err)).WithErr(err)
 	close(w.failed)
 	return w.err
+}
+
+// ErrRemoved is the cause of E-RUN-007 when the trace file was removed
+// while the session ran (its records directory deleted): writes to it still
+// succeed, into a file nobody can read again.
+var ErrRemoved = errors.New("the file was removed (its link count is 0)")
+
+// Check is a durable point without a record (issue 9): it fails the writer
+// with E-RUN-007 when the trace file has been removed, and returns the
+// writer's error. Every fsynced record checks the same way.
+func (w *Writer) Check() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.closed {
+		return w.err
+	}
+	return w.checkLocked()
+}
+
+// checkLocked fails the writer when the file's link count is 0.
+func (w *Writer) checkLocked() error {
+	st, ok := w.f.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return nil
+	}
+	fi, err := st.Stat()
+	if err != nil {
+		return w.failLocked(err)
+	}
+	if n, ok := linkCount(fi); ok && n == 0 {
+		return w.failLocked(ErrRemoved)
+	}
+	return nil
 }
 
 // Err returns the E-RUN-007 diagnostic of the first failed write, or nil.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -340,5 +341,74 @@ func TestConcurrentWritesWholeLines_TRACE1(t *testing.T) {
 	}
 	if n != 400 {
 		t.Errorf("lines = %d, want 400", n)
+	}
+}
+
+// shortFile is an *os.File whose writes, once full is set, write half the
+// line and fail as a full disk does.
+type shortFile struct {
+	*os.File
+	full bool
+}
+
+func (f *shortFile) Write(p []byte) (int, error) {
+	if !f.full {
+		return f.File.Write(p)
+	}
+	n, _ := f.File.Write(p[:len(p)/2])
+	return n, syscall.ENOSPC
+}
+
+// Issue 9: a short write is cut back to the last whole line, and the writer
+// fails with E-RUN-007 (LOOP-19).
+func TestShortWriteCutBack_LOOP19(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := &shortFile{File: f}
+	w := New(sf, path, "ses_x", fixedNow)
+	if _, err := w.Write(FormationEnded{FormationID: "frm_a"}); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := os.ReadFile(path)
+	sf.full = true
+	_, err = w.Write(FormationEnded{FormationID: "frm_b"})
+	var d *diag.Diagnostic
+	if !errors.As(err, &d) || d.Code != diag.ERUN007 || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Write on a full disk = %v, want E-RUN-007 wrapping ENOSPC", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, whole) {
+		t.Errorf("trace after a short write = %q, want it cut back to %q", got, whole)
+	}
+	_ = w.Close()
+}
+
+// Issue 9: a trace file removed under the session fails the writer at the
+// next durable record, naming the path.
+func TestRemovedTraceFails_ERUN007(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	w, err := Open(path, "ses_x", fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Check(); err != nil {
+		t.Fatalf("Check = %v", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(FormationEnded{FormationID: "frm_a"}); err != nil {
+		t.Fatalf("a record without fsync = %v, want nil (not a durable point)", err)
+	}
+	_, err = w.Write(SessionEnd{ExitStatus: "ok"})
+	want := "the trace could not be written: " + path + ": the file was removed (its link count is 0); the session ends"
+	if err == nil || err.Error() != want || !errors.Is(err, ErrRemoved) {
+		t.Fatalf("session_end after removal = %v, want %q", err, want)
+	}
+	if err := w.Check(); err == nil || err.Error() != want {
+		t.Errorf("Check after the failure = %v", err)
 	}
 }
