@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
@@ -139,27 +140,32 @@ func TestNoneWithoutTask_SES4(t *testing.T) {
 	}
 }
 
+// TestDeadlineReached_SES7 runs in a synctest bubble: the deadline's timer
+// fires only once every goroutine of the session waits, that is once the
+// task blocks in its inference call, however long the setup took.
 func TestDeadlineReached_SES7(t *testing.T) {
-	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, ""), "script_version: 1\nrules: []\n")
-	deadline := time.Now().Add(500 * time.Millisecond)
-	l := prepareIn(t, dir, ptr("slow"), func(o *Options) { o.Deadline = &deadline })
-	started := make(chan struct{}, 1) // buffered: one call
-	l.Drivers["primary"] = blockingDriver(started)
-	s := startIn(t, l, nil, nil)
-	res := s.Run()
-	if res.ExitStatus != StatusCanceled || res.Text != "canceled: deadline" {
-		t.Errorf("Run = %+v", res)
-	}
-	recs := readTrace(t, s)
-	dr := of[trace.DeadlineReached](t, recs)
-	if len(dr) != 1 {
-		t.Fatalf("deadline_reached = %+v", dr)
-	}
-	ids := dr[0].LiveTaskIDs
-	if len(ids) != 1 || ids[0] != of[trace.TaskStart](t, recs)[0].TaskID {
-		t.Errorf("live_task_ids = %v", ids)
-	}
-	if got, want := types(recs), "session_start,task_start,deadline_reached,task_canceled,task_end,session_end"; got != want {
-		t.Errorf("trace = %s, want %s", got, want)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, ""), "script_version: 1\nrules: []\n")
+		deadline := time.Now().Add(500 * time.Millisecond)
+		l := prepareIn(t, dir, ptr("slow"), func(o *Options) { o.Deadline = &deadline })
+		started := make(chan struct{}, 1) // buffered: one call
+		l.Drivers["primary"] = blockingDriver(started)
+		s := startIn(t, l, nil, nil)
+		res := s.Run()
+		if res.ExitStatus != StatusCanceled || res.Text != "canceled: deadline" {
+			t.Errorf("Run = %+v", res)
+		}
+		recs := readTrace(t, s)
+		dr := of[trace.DeadlineReached](t, recs)
+		if len(dr) != 1 {
+			t.Fatalf("deadline_reached = %+v", dr)
+		}
+		ids := dr[0].LiveTaskIDs
+		if len(ids) != 1 || ids[0] != of[trace.TaskStart](t, recs)[0].TaskID {
+			t.Errorf("live_task_ids = %v", ids)
+		}
+		if got, want := types(recs), "session_start,task_start,deadline_reached,task_canceled,task_end,session_end"; got != want {
+			t.Errorf("trace = %s, want %s", got, want)
+		}
+	})
 }
