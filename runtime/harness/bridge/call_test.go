@@ -279,3 +279,28 @@ func TestClose(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// TestCancelNotification: notifications/cancelled for a call in flight
+// cancels its dispatch context, as a client's interrupt would.
+func TestCancelNotification(t *testing.T) {
+	started := make(chan struct{})
+	stopped := make(chan error, 1) // the one call's context error
+	s := startTest(t, Config{Dispatch: func(ctx context.Context, c Call) Answer {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return Answer{Text: "stopped"}
+	}}, 0)
+	s.BeginRun()
+	session := initSession(t, s)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = rpcErr(s, session, callBody(41, "bash", "")) })
+	<-started
+	if ex := rpc(t, s, session, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41,"reason":"interrupted"}}`); ex.status != 202 {
+		t.Errorf("notifications/cancelled: %d %q", ex.status, ex.body)
+	}
+	if err := <-stopped; !errors.Is(err, context.Canceled) {
+		t.Errorf("dispatch context: %v", err)
+	}
+	wg.Wait()
+}

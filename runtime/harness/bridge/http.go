@@ -93,28 +93,38 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 //
 // Batches, responses and malformed bodies go to the SDK.
 func (s *Server) front(w http.ResponseWriter, body []byte) bool {
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return false
+	// A light look, not jsonrpc.DecodeMessage: the SDK decodes the body
+	// again, and its decoder allocates far more (BenchmarkBridgedCall).
+	var m struct {
+		ID     *json.RawMessage `json:"id"`
+		Method *string          `json:"method"`
+		Params json.RawMessage  `json:"params"`
 	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		return false
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil || m.Method == nil {
+		return false // a batch, a response, or malformed: the SDK's
 	}
-	if !req.IsCall() {
-		if notifications[req.Method] {
+	if m.ID == nil {
+		if notifications[*m.Method] {
 			return false
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return true
 	}
+	var raw any
+	if json.Unmarshal(*m.ID, &raw) != nil {
+		return false
+	}
+	id, err := jsonrpc.MakeID(raw)
+	if err != nil || !id.IsValid() {
+		return false // the SDK refuses it
+	}
 	switch {
-	case !calls[req.Method]:
-		s.cfg.Logger.Debug("bridge: method not found", "method", req.Method)
-		writeRPCError(w, req.ID, jsonrpc.CodeMethodNotFound, textMethodNotFound)
+	case !calls[*m.Method]:
+		s.cfg.Logger.Debug("bridge: method not found", "method", *m.Method)
+		writeRPCError(w, id, jsonrpc.CodeMethodNotFound, textMethodNotFound)
 		return true
-	case req.Method == "tools/call" && !named(req.Params):
-		writeRPCError(w, req.ID, jsonrpc.CodeInvalidParams, textNameRequired)
+	case *m.Method == "tools/call" && !named(m.Params):
+		writeRPCError(w, id, jsonrpc.CodeInvalidParams, textNameRequired)
 		return true
 	}
 	return false

@@ -91,6 +91,7 @@ func TestWire(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"debug"}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":51,"method":"resources/list","params":{"cursor":"x"}}`,
 		`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`,
 		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"arguments":{}}}`,
