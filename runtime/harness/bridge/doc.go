@@ -62,7 +62,9 @@
 // with Refusal set (BRG-7); max_turns and end-without-answer refusals are
 // the dispatcher's, with this package's texts (texts.go). Config.Activity
 // hears the number of calls in flight, so the harness's inactivity window
-// can reset and pause (BRG-8).
+// can reset and pause (BRG-8). What a harness then shows its model around
+// the text (codex's "Wall time: <s> seconds\nOutput:", Claude Code's own
+// notices) is the harness's, not a contract here (BRG-9).
 //
 // # The token
 //
