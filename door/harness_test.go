@@ -177,7 +177,7 @@ func (ex *executor) do(ctx context.Context, run *task.Run) {
 		run.AskInput(strings.TrimPrefix(text, "ask:"))
 		select {
 		case m := <-run.Replies():
-			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Parts)})
+			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
 		case <-run.Canceled():
 		case <-ctx.Done():
 		}

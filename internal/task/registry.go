@@ -39,6 +39,7 @@ type entry struct {
 	run      *Run          // set once Next handed it out
 	canceled chan struct{} // closed when a cancel is accepted
 	cancelBy string
+	asking   bool // INPUT_REQUIRED with a question that takes its one reply (input.md INP-5, INP-6)
 }
 
 // Registry is a session's task table. See the package doc.
@@ -208,20 +209,18 @@ func (r *Registry) reply(req SendRequest) (a2a.Task, *Subscription, error) {
 	case st.Terminal():
 		return a2a.Task{}, nil, a2a.UnsupportedOperation(
 			"Task is already "+string(st)+"; send a new message without taskId in the same contextId", md)
-	case st != a2a.TaskStateInputRequired:
+	case st != a2a.TaskStateInputRequired || !e.asking || e.run == nil:
+		// A question withdrawn at its timeout (INP-7) waits no more, though
+		// the task reads INPUT_REQUIRED until it ends a moment later.
 		return a2a.Task{}, nil, a2a.UnsupportedOperation("Task is "+string(st)+" and is not waiting for input", md)
 	case m.ContextID != "" && m.ContextID != e.task.ContextID:
 		return a2a.Task{}, nil, a2a.InvalidParams("message.contextId does not match the contextId of task " + string(e.task.ID))
 	}
 	m.ContextID = e.task.ContextID
 	e.history = append(e.history, m)
+	e.asking = false // one reply per question (INP-6)
 	r.setState(e, a2a.TaskStateWorking, "")
-	if e.run != nil {
-		select {
-		case e.run.replies <- m:
-		default: // a reply is already waiting; INPUT_REQUIRED admits one
-		}
-	}
+	e.run.replies <- Reply{Message: m, Caller: req.Caller, Prov: req.Prov} // never blocks: one slot, one reply per question
 	var sub *Subscription
 	if req.Subscribe {
 		sub = r.subscribe(e)

@@ -11,7 +11,15 @@ import (
 type Run struct {
 	r       *Registry
 	e       *entry
-	replies chan a2a.Message
+	replies chan Reply
+}
+
+// Reply is the message that answered an AskInput question, with who sent it
+// (input.md INP-5, INP-10).
+type Reply struct {
+	Message a2a.Message // contextId filled in
+	Caller  Caller
+	Prov    Provenance
 }
 
 // Next blocks until a task can start, moves it to WORKING and returns it: the
@@ -28,7 +36,7 @@ func (r *Registry) Next(ctx context.Context) (*Run, error) {
 			e := r.queue[l][0]
 			r.queue[l] = r.queue[l][1:]
 			r.left(e)
-			run := &Run{r: r, e: e, replies: make(chan a2a.Message, 1)} // INPUT_REQUIRED admits one reply at a time
+			run := &Run{r: r, e: e, replies: make(chan Reply, 1)} // one question at a time takes one reply (INP-6)
 			e.run = run
 			r.setState(e, a2a.TaskStateWorking, "")
 			r.mu.Unlock()
@@ -108,20 +116,46 @@ func (t *Run) SetMurmur(m *a2a.MurmurTaskMetadata) {
 	t.e.murmur = m
 }
 
-// AskInput moves the task to INPUT_REQUIRED with a "prompt" artifact holding
-// the question; the reply arrives on Replies (door.md SSE-3, METH-SM-3).
-func (t *Run) AskInput(prompt string) {
+// AskInput moves a WORKING task to INPUT_REQUIRED with its "prompt"
+// artifact holding the question (replacing an earlier one) and no status
+// message: subscribers get the artifactUpdate, then the statusUpdate, and
+// their streams end (door.md SSE-3; input.md INP-4). The one reply arrives on
+// Replies. It reports false, changing nothing, when the task is not WORKING
+// (a cancel came first).
+func (t *Run) AskInput(prompt string) bool {
 	t.r.mu.Lock()
 	defer t.r.mu.Unlock()
 	if t.e.task.Status.State != a2a.TaskStateWorking {
-		return
+		return false
 	}
 	t.r.setArtifact(t.e, a2a.ArtifactPrompt, prompt)
+	t.e.asking = true
 	t.r.setState(t.e, a2a.TaskStateInputRequired, "")
+	return true
 }
 
-// Replies delivers the reply to an AskInput question.
-func (t *Run) Replies() <-chan a2a.Message { return t.replies }
+// Replies delivers the reply to an AskInput question; the task is WORKING
+// again when it arrives.
+func (t *Run) Replies() <-chan Reply { return t.replies }
+
+// Withdraw stops the question from taking a reply (its timeout, input.md
+// INP-7): from now on a message naming the task is -32004. A reply the door
+// took before it is returned with ok true (it won the race; the task is
+// WORKING); otherwise the task stays INPUT_REQUIRED until Finish.
+func (t *Run) Withdraw() (reply Reply, ok bool) {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if t.e.asking {
+		t.e.asking = false
+		return Reply{}, false
+	}
+	select {
+	case reply := <-t.replies:
+		return reply, true
+	default:
+		return Reply{}, false
+	}
+}
 
 // Finish records the task's end (door.md TASK-3, TASK-4, TASK-6): COMPLETED
 // with its "response" artifact, or FAILED/CANCELED with its status text. It

@@ -83,6 +83,9 @@ var kinds = []Kind{
 	{"plan_step_start", PlanStepStart{}, ParentTurn, false},
 	{"plan_step", PlanStep{}, ParentTurn, false},
 	{"plan_end", PlanEnd{}, ParentTurn, false},
+	{"input_request", InputRequest{}, ParentTurn, false},
+	{"input_reply", InputReply{}, ParentTask, false},
+	{"input_timeout", InputTimeout{}, ParentTask, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.
