@@ -181,8 +181,9 @@ func installDeclared(env *Env, ss store.Stores) ([]store.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]store.ArtifactID, 0, len(m.Artifacts))
-	for _, a := range m.Artifacts {
+	arts := m.StoreArtifacts() // the built-in request-input is never installed (INP-1)
+	refs := make([]store.ArtifactID, 0, len(arts))
+	for _, a := range arts {
 		refs = append(refs, store.ArtifactID{Name: a.Name, Version: a.Version})
 	}
 	return ss.InstallFromGlobal(refs)

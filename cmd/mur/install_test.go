@@ -153,3 +153,36 @@ func TestInstallUsageCLI6(t *testing.T) {
 		t.Errorf("install --help: %q %q %d", out, errOut, code)
 	}
 }
+
+// TestInstallSkipsBuiltIn_INP1: murmur-tool-request-input is built in —
+// `mur install` installs and locks the other artifacts only, a store copy of
+// that name is never consulted, `mur list` never shows it, and `mur doctor`
+// passes it as built in.
+func TestInstallSkipsBuiltIn_INP1(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	sum := e.tool(t, "src/edit", "tool-edit", "1.0.0", "one")
+	if _, errOut, code := e.mur(t, "src", "install", "edit", "-g"); code != 0 {
+		t.Fatalf("install -g: %s", errOut)
+	}
+	e.write(t, map[string]string{"proj/murmur.yaml": projectManifest +
+		"artifacts:\n  - {name: murmur/murmur-tool-request-input, version: 9.9.9, config: {any: thing}}\n  - {name: tool-edit, version: 1.0.0}\n", "proj/script.yaml": "script_version: 1\nrules: []\n"})
+	out, errOut, code := e.mur(t, "proj", "install")
+	expect(t, "install beside the built-in", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+sum+" into the project store\n", "", 0)
+	lock, err := os.ReadFile(filepath.Join(e.root, "proj", "murmur.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(lock), "request-input") {
+		t.Errorf("murmur.lock pins the built-in:\n%s", lock)
+	}
+	out, _, _ = e.mur(t, "proj", "list")
+	if strings.Contains(out, "request-input") {
+		t.Errorf("mur list shows the built-in:\n%s", out)
+	}
+	out, errOut, code = e.mur(t, "proj", "doctor")
+	if code != 0 || !strings.Contains(out, "✓ artifact murmur/murmur-tool-request-input@9.9.9 (built in)\n") {
+		t.Errorf("mur doctor = %d\n%s%s", code, out, errOut)
+	}
+}

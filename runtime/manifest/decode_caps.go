@@ -194,7 +194,7 @@ func (l *loader) lifecycle(d string, v *yaml.Node) {
 				lc.Conversation = s
 			}
 		}},
-		{key: "input_timeout_secs", later: true, fn: intField(1, ptr(&lc.InputTimeoutSecs))},
+		{key: "input_timeout_secs", fn: intField(1, ptr(&lc.InputTimeoutSecs))},
 	})
 	// MAN-2: conversation: threaded is validated, then ignored.
 	if lc.Conversation == "threaded" {

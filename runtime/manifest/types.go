@@ -219,7 +219,8 @@ type Lifecycle struct {
 	DelegationDeadlineSecs int
 	// Conversation is "stateless" (default) or "threaded" (LATER, warns).
 	Conversation string
-	// InputTimeoutSecs is LATER: validated, then ignored; nil when absent.
+	// InputTimeoutSecs bounds how long request-input waits for a reply
+	// (input.md INP-7); nil when absent: it waits indefinitely.
 	InputTimeoutSecs *int
 }
 

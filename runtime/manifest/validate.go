@@ -39,6 +39,9 @@ func (l *loader) step4() *diag.Diagnostic {
 			return diag.ManInvalid(l.file, fmt.Sprintf("artifacts[%d].name", i), fmt.Sprintf("'%s' declares the tool name '%s' a second time", a.Ref, a.Name))
 		}
 		seen[a.Name] = true
+		if a.Builtin() && m.Lifecycle.TaskAcceptance == "none" {
+			return RequestInputUnserved(l.file, i) // input.md INP-2
+		}
 	}
 	if sp := m.Capabilities.Spawn; sp != nil && len(sp.Allow) > 0 && m.Network.Authentication != nil {
 		return diag.ManInvalid(l.file, "capabilities.spawn.allow", "must be empty when network.authentication is declared")

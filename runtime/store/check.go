@@ -21,9 +21,11 @@ type Bound struct {
 // and no lock, a lock pinning every artifact (origin operator) is created
 // once all are bound; entries are never refreshed. Without a project only
 // the global store is searched and no lock is read or written. Errors are
-// diagnostics.
+// diagnostics. The built-in request-input entry is never looked up (input.md
+// INP-1): it has no bytes and no lock entry, and is never bound.
 func (s Stores) CheckArtifacts(m *manifest.Manifest, write bool) ([]Bound, error) {
-	if len(m.Artifacts) == 0 {
+	arts := m.StoreArtifacts()
+	if len(arts) == 0 {
 		return nil, nil
 	}
 	var lock *Lock
@@ -34,16 +36,16 @@ func (s Stores) CheckArtifacts(m *manifest.Manifest, write bool) ([]Bound, error
 		}
 	}
 	if lock != nil {
-		for _, a := range m.Artifacts {
+		for _, a := range arts {
 			if _, ok := lock.Find(a.Name); !ok {
 				return nil, diag.RunLockNoEntry(a.Name, a.Version)
 			}
 		}
 	}
-	bound := make([]Bound, 0, len(m.Artifacts))
+	bound := make([]Bound, 0, len(arts))
 	var missing []string
 	var firstErr error
-	for _, a := range m.Artifacts {
+	for _, a := range arts {
 		r, err := s.Resolve(a.Name, a.Version)
 		switch {
 		case errors.Is(err, ErrNotInstalled):
