@@ -22,6 +22,9 @@ func (t *taskRun) runTools(ctx context.Context, uses []driver.Block) {
 		}
 		content, isErr := t.dispatch(ctx, turn, u)
 		results = append(results, driver.ToolResultBlock(u.ID, content, isErr))
+		if _, failed := t.state.Failed(); failed {
+			break // the call ended the attempt (input.md INP-7): no later call runs
+		}
 	}
 	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleTool, Blocks: results})
 }
@@ -49,7 +52,7 @@ func (t *taskRun) dispatch(ctx context.Context, turn int, u driver.Block) (conte
 			res = tool.Refusal(u.Name, tool.LacksRequired(u.Name, missing))
 			break
 		}
-		cc := &tool.CallContext{TaskID: t.id, Turn: turn, Task: t.state, SetPhase: t.setPhase}
+		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase}
 		res = tl.Call(ctx, cc, input)
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.

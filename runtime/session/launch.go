@@ -214,6 +214,9 @@ func (l *Launch) applyOverrides(m *manifest.Manifest) error {
 		switch o.Acceptance {
 		case "none", "single", "queue":
 			m.Lifecycle.TaskAcceptance = o.Acceptance
+			if i := m.RequestInputIndex(); i >= 0 && o.Acceptance == "none" { // input.md INP-2
+				return manifest.RequestInputUnserved("--lifecycle-task-acceptance none", i)
+			}
 		default:
 			return diag.ManOverrideNotOneOf("lifecycle-task-acceptance", o.Acceptance, "none", "single", "queue")
 		}

@@ -49,6 +49,9 @@ func (t *taskRun) loop(ctx context.Context) ending {
 			if e, ok := t.canceled(); ok {
 				return e
 			}
+			if f, ok := t.state.Failed(); ok { // INP-7: no further inference call
+				return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}
+			}
 			if reason, ok := t.state.NoAnswer(); ok { // EWA-4
 				return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}
 			}

@@ -50,6 +50,9 @@ type ending struct {
 	cause     string // task_failed
 	reason    string
 	maxTokens bool // ok at the max_tokens cap (W-RUN-001)
+	// statusText, when set, is the final status message instead of text
+	// (INP-7's input-timeout).
+	statusText string
 }
 
 func (t *taskRun) setPhase(p string) {
@@ -97,6 +100,17 @@ func partsBytes(m a2a.Message) int {
 // taskText is LOOP-21's first user message: the parts in order (data as
 // compact JSON) joined by "\n", fenced under task:<origin> when untrusted.
 func taskText(m a2a.Message, p task.Provenance) string {
+	text := partsText(m)
+	if p.Trust == a2a.TrustUntrusted {
+		return tool.Fence(tool.SourceTask+string(p.Origin), text)
+	}
+	return text
+}
+
+// partsText is LOOP-21's join of a message's parts: text parts and URLs as
+// they are, data parts as compact JSON, joined by "\n" (also a reply's text,
+// input.md INP-5).
+func partsText(m a2a.Message) string {
 	var parts []string
 	for _, pt := range m.Parts {
 		switch {
@@ -113,11 +127,7 @@ func taskText(m a2a.Message, p task.Provenance) string {
 			parts = append(parts, *pt.URL)
 		}
 	}
-	text := strings.Join(parts, "\n")
-	if p.Trust == a2a.TrustUntrusted {
-		return tool.Fence(tool.SourceTask+string(p.Origin), text)
-	}
-	return text
+	return strings.Join(parts, "\n")
 }
 
 // runTask runs one task from task_start to task_end and returns its exit
@@ -196,6 +206,9 @@ func (t *taskRun) finish(e ending) {
 	// E-RUN-007's text; the session then ends with it (LOOP-19).
 	lost := s.tr.Check()
 	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
+	if e.statusText != "" {
+		out.Message = e.statusText
+	}
 	var meta a2a.MurmurTaskMetadata
 	meta.RunningCommands = running
 	meta.NoAnswerBelow = t.state.NoAnswerBelow() // RND-7, set by the call set's Abandon above

@@ -63,12 +63,15 @@ func (s *Session) buildTools() {
 	if s.l.Member != nil {
 		callees = s.l.Member.Callees
 	}
-	arts := make([]tool.Artifact, 0, len(s.l.Artifacts))
+	arts := make([]tool.Artifact, 0, len(s.l.Artifacts)+1)
 	for _, a := range s.l.Artifacts {
 		if n, ok := a.(*artifact.Native); ok {
 			n.Workdir, n.Env = s.workdir, s.env
 		}
 		arts = append(arts, a)
+	}
+	if ri := s.requestInput(); ri != nil { // INP-1: in manifest order among the declared artifacts
+		arts = slices.Insert(arts, min(s.stagedBefore(s.m.RequestInputIndex()), len(arts)), ri)
 	}
 	s.tools, _ = tool.Build(tool.Config{
 		Grants: tool.Grants{
@@ -87,6 +90,18 @@ func (s *Session) buildTools() {
 	if s.tools.Staged(tool.NameSubmitPlan) { // STAGE-4
 		s.system += "\n\n" + plan.Guidance
 	}
+}
+
+// stagedBefore counts the tool and skill artifacts declared before
+// artifacts[i]: the ones s.l.Artifacts holds ahead of it.
+func (s *Session) stagedBefore(i int) int {
+	n := 0
+	for _, a := range s.m.Artifacts[:i] {
+		if (a.Runtime == "tool" || a.Runtime == "skill") && !a.Builtin() {
+			n++
+		}
+	}
+	return n
 }
 
 // runningTask is the task the loop runs now, or nil.

@@ -16,6 +16,7 @@
 //	tool/status        session-status (STATUS-*)
 //	tool/switchdriver  switch-driver (SWD-*)
 //	tool/member        call-member (CALL-*), end-without-answer (EWA-*)
+//	tool/input         murmur-tool-request-input, the built-in artifact (input.md INP-*)
 //
 // A tool answers one call and returns a Result: its status, summary, data
 // (fenced by the loop under tool:<name> unless refused), notes, and the
@@ -27,7 +28,7 @@
 // # Work that answers after the turn: the continuation seam
 //
 // A call can hand work out that answers after the turn that made it has
-// ended (call-member now; delegate-task and request-input later). All such
+// ended (call-member, delegate-task). All such
 // work meets the loop at the task's TaskState, through one signal; the flow,
 // and the file that owns each step:
 //
@@ -62,6 +63,10 @@
 //     each waiter stops its goroutines, waits for them and accounts for its
 //     work (RND-9, tool/member/set.go Abandon), and its records are written
 //     before task_end.
+//
+// request-input is not such work: its call waits in the turn (input.md
+// INP-4), on the task's door, and a timeout ends the attempt through
+// TaskState.Fail.
 //
 // Contexts are passed, never stored: the task's context flows from
 // runtime/session/taskrun.go down the loop into each call; a goroutine that

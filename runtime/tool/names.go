@@ -22,6 +22,11 @@ const (
 	NameBackgroundCommand = manifest.ToolBackgroundCommand
 )
 
+// NameRequestInput is the built-in artifact the runtime answers itself
+// (input.md INP-1); unlike tools 2–12 its name is not reserved, and it exists
+// only where artifacts[] declares it.
+const NameRequestInput = manifest.ToolRequestInput
+
 // Provided lists tools 2–12 in tools.md §1 order: the inventory order of the
 // runtime-provided tools after the shell binaries, and the eleven reserved
 // names (STAGE-5). It is manifest.ReservedToolNames; callers must not modify

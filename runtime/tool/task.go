@@ -34,7 +34,19 @@ type TaskState struct {
 	waiters  []Waiter
 	changed  chan struct{} // closed and replaced by Signal; nil until first asked for
 	noAnswer *string
+	failure  *Failure
 	below    []a2a.NoAnswerEntry
+}
+
+// Failure is why a tool ended its task's attempt failed as its call returned
+// (request-input's timeout, input.md INP-7): the loop makes no further call
+// and ends the attempt with task_failed {cause, reason}.
+type Failure struct {
+	Cause  string // task_failed.cause, e.g. "input_timeout"
+	Reason string // task_failed.reason; out/result.txt says "error: <reason>"
+	// Status is the task's final status message when it is not SES-5's
+	// "error: <reason>" ("input-timeout", INP-7); "" keeps SES-5's.
+	Status string
 }
 
 // NewTaskState returns the state of the task info describes; tr is the
@@ -138,6 +150,29 @@ func (ts *TaskState) NoAnswer() (reason string, ok bool) {
 		return "", false
 	}
 	return *ts.noAnswer, true
+}
+
+// Fail marks the attempt to end failed with f once the running call returns:
+// no later call of the turn runs and no inference call follows. It reports
+// false, changing nothing, when a failure was already marked.
+func (ts *TaskState) Fail(f Failure) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.failure != nil {
+		return false
+	}
+	ts.failure = &f
+	return true
+}
+
+// Failed returns the failure Fail marked.
+func (ts *TaskState) Failed() (Failure, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.failure == nil {
+		return Failure{}, false
+	}
+	return *ts.failure, true
 }
 
 // SetNoAnswerBelow records the members this task lacks an answer from, for

@@ -28,6 +28,8 @@ type Spec struct {
 type CallContext struct {
 	TaskID string
 	Turn   int
+	// CallID is the model's id for the call, "" when it gave none.
+	CallID string
 	// Task is the running task's state (task.go); nil outside a task.
 	Task *TaskState
 	// SetPhase tells the loop which LOOP-16 phase a cancel during this call

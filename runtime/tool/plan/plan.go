@@ -29,7 +29,7 @@ const Guidance = "[Plans]\n" +
 
 // planNotCallable lists TOOL-8's tools, which no plan step may call.
 var planNotCallable = []string{tool.NameSubmitPlan, tool.NameSwitchDriver, tool.NamePullArtifact, tool.NameRemoveArtifact,
-	tool.NameEndWithoutAnswer, tool.NameCallMember, tool.NameDelegateTask}
+	tool.NameEndWithoutAnswer, tool.NameCallMember, tool.NameDelegateTask, tool.NameRequestInput}
 
 // The step statuses of a report (PLAN-3, PLAN-7).
 const (

@@ -1,0 +1,62 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/input"
+)
+
+// requestInput builds the built-in murmur-tool-request-input when
+// artifacts[] declares it (input.md INP-1), nil otherwise.
+func (s *Session) requestInput() tool.Artifact {
+	a, ok := s.m.RequestInput()
+	if !ok {
+		return nil
+	}
+	var timeout time.Duration
+	if n := s.m.Lifecycle.InputTimeoutSecs; n != nil {
+		timeout = time.Duration(*n) * time.Second
+	}
+	t, err := input.New(input.Config{Ref: a.Ref, Version: a.Version, Timeout: timeout, Now: s.now,
+		Door: func(cc *tool.CallContext) input.Door {
+			if cur := s.runningTask(); cur != nil && cur.id == cc.TaskID {
+				return inputDoor{cur.run}
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil // only a missing Door fails, and it is set
+	}
+	return t
+}
+
+// inputDoor adapts the task table's run to request-input's Door.
+type inputDoor struct{ run *task.Run }
+
+func (d inputDoor) Ask(prompt string) bool { return d.run.AskInput(prompt) }
+
+func (d inputDoor) Wait(ctx context.Context) (input.Reply, error) {
+	select {
+	case r := <-d.run.Replies():
+		return reply(r), nil
+	case <-ctx.Done():
+		return input.Reply{}, ctx.Err()
+	}
+}
+
+func (d inputDoor) Withdraw() (input.Reply, bool) {
+	r, ok := d.run.Withdraw()
+	if !ok {
+		return input.Reply{}, false
+	}
+	return reply(r), true
+}
+
+// reply is what request-input reads of a reply (INP-5, INP-10).
+func reply(r task.Reply) input.Reply {
+	return input.Reply{MessageID: r.Message.MessageID, Text: partsText(r.Message), Origin: string(r.Prov.Origin),
+		Trust: string(r.Prov.Trust), CallerMember: r.Caller.Member}
+}
