@@ -229,6 +229,9 @@ func (s *Server) await(r *http.Request, c task.Caller, t a2a.Task, sub *task.Sub
 			return s.current(c, t, hl), false
 		}
 		sub = next
+		if first, ok := <-sub.Events(); ok && first.Task != nil && first.Task.Status.State.Interrupted() {
+			return s.current(c, t, hl), false // it stopped for input meanwhile (METH-SM-4)
+		}
 	}
 }
 

@@ -143,3 +143,36 @@ func equal(a, b []string) bool {
 }
 
 func intp(n int) *int { return &n }
+
+// TestSubscribeWhileAsking is METH-ST-2 for a task already waiting for
+// input: the stream opens with it INPUT_REQUIRED and stays open through the
+// reply until the task's next terminal status.
+func TestSubscribeWhileAsking(t *testing.T) {
+	r := newReg(t, ModeSingle, 0, nil)
+	tk := send(t, r, Caller{}, "one")
+	run := next(t, r)
+	run.AskInput("q")
+	sub, err := r.Subscribe(Caller{}, tk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reply(r, Caller{}, tk.ID, "", "a"); err != nil {
+		t.Fatal(err)
+	}
+	run.Finish(Outcome{State: a2a.TaskStateCompleted, Response: "done"})
+	var kinds []string
+	for ev := range sub.Events() {
+		switch {
+		case ev.Task != nil:
+			kinds = append(kinds, "task:"+string(ev.Task.Status.State))
+		case ev.StatusUpdate != nil:
+			kinds = append(kinds, "status:"+string(ev.StatusUpdate.Status.State))
+		case ev.ArtifactUpdate != nil:
+			kinds = append(kinds, "artifact:"+ev.ArtifactUpdate.Artifact.ArtifactID)
+		}
+	}
+	want := []string{"task:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_WORKING", "artifact:response", "status:TASK_STATE_COMPLETED"}
+	if !equal(kinds, want) {
+		t.Errorf("stream = %v, want %v", kinds, want)
+	}
+}

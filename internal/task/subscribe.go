@@ -81,12 +81,15 @@ func (r *Registry) Subscribe(c Caller, id a2a.TaskID) (*Subscription, error) {
 	return r.subscribe(e), nil
 }
 
-// subscribe opens a subscription whose first event is the task now. Caller holds r.mu.
+// subscribe opens a subscription whose first event is the task now; it
+// ends after the task's next terminal or INPUT_REQUIRED statusUpdate (door.md
+// METH-ST-2, METH-SS-2), so a task already waiting for input keeps it open
+// until its reply moves it on or it ends. Caller holds r.mu.
 func (r *Registry) subscribe(e *entry) *Subscription {
 	s := &Subscription{r: r, e: e, events: make(chan a2a.StreamResponse, subscriptionBuffer)}
 	t := r.snapshot(e, nil, true)
 	s.events <- a2a.StreamResponse{Task: &t}
-	if st := e.task.Status.State; st.Terminal() || st == a2a.TaskStateInputRequired {
+	if e.task.Status.State.Terminal() {
 		s.done = true
 		close(s.events)
 		return s
