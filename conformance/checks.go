@@ -41,6 +41,7 @@ func checks() []check {
 		{id: "send.invalid-params", title: "A malformed message is -32602", rpc: true, run: sendInvalidParams},
 		{id: "send.unknown-task", title: "A message naming an unknown task is -32001", rpc: true, run: sendUnknownTask},
 		{id: "send.ended-task", title: "A message naming an ended task is -32004", rpc: true, run: sendEndedTask},
+		{id: "send.continue", title: "A message naming a task that waits for input continues it", rpc: true, run: sendContinue},
 		{id: "send.content-type", title: "A raw or url part is -32005", rpc: true, run: sendContentType},
 		{id: "get.task", title: "GetTask answers the task as it stands", rpc: true, run: getTask},
 		{id: "get.history", title: "GetTask honours historyLength", rpc: true, run: getHistory},

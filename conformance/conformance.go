@@ -122,6 +122,7 @@ func runChecks(ctx context.Context, cfg Config, emit func(Result)) {
 			r.Status, r.Why = Skip, "the card requires a token and none was given"
 		default:
 			r.Status, r.Why = s.runOne(ctx, c)
+			s.release(ctx)
 		}
 		emit(r)
 	}
@@ -176,8 +177,9 @@ type suite struct {
 
 	ended    *a2a.Task // a task the door holds in a terminal state (endedTask)
 	endedErr error
-	ctxTask  *a2a.Task // the returnImmediately task, sent with its own context id
-	accepted bool      // the door accepted at least one task this run
+	ctxTask  *a2a.Task    // the returnImmediately task, sent with its own context id
+	accepted bool         // the door accepted at least one task this run
+	started  []a2a.TaskID // tasks the suite started and has not seen end (release)
 }
 
 func newSuite(cfg Config) (*suite, error) {

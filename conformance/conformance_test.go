@@ -56,6 +56,21 @@ func TestSuite_PublicQueueDoor_GO7(t *testing.T) {
 		"auth.missing", "auth.invalid", "auth.scoped", // no token given
 		"stream.unsupported", // the card says streaming true
 		"formation.scope", "formation.forged", "formation.own-tasks",
+		"send.continue", // its tasks never ask
+	)
+}
+
+// The suite against a door whose every task asks for input (input.md): the
+// interrupted paths of send.blocking, cancel.live and subscribe.live run, a
+// reply continues a task (send.continue), and the tasks the suite leaves
+// waiting are released between checks, so nothing fails.
+func TestSuite_AskingDoor_INP14(t *testing.T) {
+	t.Parallel()
+	d := startDoor(t, doorOpts{})
+	expect(t, conformance.Config{URL: d.url, TaskText: askText + " one short sentence"},
+		"auth.missing", "auth.invalid", "auth.scoped",
+		"stream.unsupported",
+		"formation.scope", "formation.forged", "formation.own-tasks",
 	)
 }
 
@@ -65,15 +80,17 @@ func TestSuite_AuthenticatedDoor_AUTH7(t *testing.T) {
 	t.Parallel()
 	d := startDoor(t, doorOpts{auth: true, peerTasks: true})
 	expect(t, conformance.Config{URL: d.url, Token: d.token, ScopedToken: d.scoped, SlowTaskText: slowText},
-		"auth.public", "stream.unsupported", "formation.scope", "formation.forged", "formation.own-tasks")
+		"auth.public", "stream.unsupported", "formation.scope", "formation.forged", "formation.own-tasks",
+		"send.continue") // its tasks never ask
 }
 
 // A formation member's door, judged with the door token, a scoped credential
-// and a member token: every check runs (AUTH-6, GO-5).
+// and a member token, its tasks asking for input: every check runs (AUTH-6,
+// GO-5).
 func TestSuite_FormationDoor_AUTH6(t *testing.T) {
 	t.Parallel()
 	d := startDoor(t, doorOpts{formation: true})
-	expect(t, conformance.Config{URL: d.url, Token: d.token, ScopedToken: d.scoped, MemberToken: d.member, SlowTaskText: slowText},
+	expect(t, conformance.Config{URL: d.url, Token: d.token, ScopedToken: d.scoped, MemberToken: d.member, SlowTaskText: slowText, TaskText: askText + " one short sentence"},
 		"auth.public", "stream.unsupported")
 }
 
@@ -101,7 +118,7 @@ func TestSuite_NoneDoor_CARD5(t *testing.T) {
 	results := expect(t, conformance.Config{URL: d.url, SlowTaskText: slowText},
 		"auth.missing", "auth.invalid", "auth.scoped", "formation.scope", "formation.forged", "formation.own-tasks",
 		"send.blocking", "send.return-immediately", "send.invalid-params", "send.unknown-task",
-		"send.ended-task", "send.content-type", "get.task", "get.history", "list.filters",
+		"send.ended-task", "send.continue", "send.content-type", "get.task", "get.history", "list.filters",
 		"cancel.live", "cancel.ended", "stream.send", "subscribe.live", "subscribe.ended",
 		"subscribe.unknown", "murmur.forget-session")
 	if st := statuses(results); st["stream.unsupported"] != conformance.Pass || st["murmur.methods"] != conformance.Pass {

@@ -28,7 +28,12 @@
 // on until canceled) and otherwise try with Config.TaskText, skipping when the
 // task ended first. A door that accepts a single task per session (mur's
 // task_acceptance single) rejects the later ones busy, and the checks that
-// needed them skip.
+// needed them skip. A door whose tasks ask for input (A2A's interrupted
+// TASK_STATE_INPUT_REQUIRED; mur's murmur-tool-request-input) is judged on
+// it: send.continue replies to a waiting task, and the interrupted paths of
+// send.blocking, cancel.live and subscribe.live run. Between checks the suite
+// cancels every task it started that has not ended, so a door that serves one
+// task at a time is never held back by a task an earlier check left waiting.
 //
 // The suite speaks HTTP itself and imports only a2a's wire types, never
 // a2a/client: it judges the doors mur's client talks to, so it cannot share

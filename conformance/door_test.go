@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -24,6 +25,10 @@ func TestMain(m *testing.M) { os.Exit(testmur.WithHome(m)) }
 
 // slowText is the task text the test executor holds until the task is canceled.
 const slowText = "hold until canceled"
+
+// askText starts a task text the executor answers by asking for input: the
+// task waits INPUT_REQUIRED and completes with the reply (input.md INP-4).
+const askText = "ask:"
 
 // doorOpts shapes an in-process door.
 type doorOpts struct {
@@ -49,8 +54,9 @@ type testDoor struct {
 }
 
 // startDoor serves a door until the test ends. The executor holds tasks
-// whose text is slowText until they are canceled and completes every other
-// task at once with the answer "ok".
+// whose text is slowText until they are canceled, parks those starting with
+// askText INPUT_REQUIRED until a reply completes them, and completes every
+// other task at once with the answer "ok".
 func startDoor(t *testing.T, o doorOpts) *testDoor {
 	t.Helper()
 	if o.acceptance == "" {
@@ -135,13 +141,25 @@ func execute(ctx context.Context, reg *task.Registry, wg *sync.WaitGroup) {
 			return
 		}
 		wg.Go(func() {
-			if a2a.Text(run.Message().Parts) != slowText {
+			text := a2a.Text(run.Message().Parts)
+			switch {
+			case strings.HasPrefix(text, askText):
+				if !run.AskInput("what should I answer?") {
+					return
+				}
+				select {
+				case r := <-run.Replies():
+					run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(r.Message.Parts)})
+				case <-run.Canceled():
+				case <-ctx.Done():
+				}
+			case text != slowText:
 				run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
-				return
-			}
-			select {
-			case <-run.Canceled():
-			case <-ctx.Done():
+			default:
+				select {
+				case <-run.Canceled():
+				case <-ctx.Done():
+				}
 			}
 		})
 	}

@@ -113,6 +113,66 @@ func sendEndedTask(ctx context.Context, s *suite) error {
 	return s.expectA2A(a, -32004, "UNSUPPORTED_OPERATION", map[string]string{"taskId": string(t.ID), "state": string(t.Status.State)})
 }
 
+// sendContinue: METH-SM-3, A2A §3.1.1 (multi-turn) — a message naming a
+// task that waits for input (TASK_STATE_INPUT_REQUIRED) continues it: the
+// door answers the same task, not an error, and its history then holds the
+// reply. On a murmur door the task takes one reply (input.md INP-6): a
+// second message naming it is -32004. A door whose task never stops for
+// input makes the check skip.
+func sendContinue(ctx context.Context, s *suite) error {
+	t, err := s.sendTask(ctx, s.sendParams(s.cfg.TaskText, false), nil)
+	if err != nil {
+		return err
+	}
+	if t.Status.State != a2a.TaskStateInputRequired {
+		return skipf("the task ended %s without asking for input (a door that parks its tasks, or a --task-text that makes it ask, runs this check)", t.Status.State)
+	}
+	reply := func(text string) map[string]any {
+		m := message(text)
+		m["taskId"], m["contextId"] = string(t.ID), string(t.ContextID)
+		return map[string]any{"message": m, "configuration": map[string]any{"returnImmediately": true}}
+	}
+	p := reply(s.cfg.TaskText)
+	cont, err := s.sendTask(ctx, p, nil)
+	if err != nil {
+		return fmt.Errorf("the reply: %w", err)
+	}
+	if cont.ID != t.ID || cont.ContextID != t.ContextID {
+		return failf("the reply answered task %s in context %s, want task %s in %s", cont.ID, cont.ContextID, t.ID, t.ContextID)
+	}
+	if s.murmur && cont.Status.State != a2a.TaskStateWorking && !cont.Status.State.Terminal() {
+		return failf("the reply answered the task in %s, want it WORKING again (METH-SM-3)", cont.Status.State)
+	}
+	got, err := s.getTask(ctx, t.ID, map[string]any{"historyLength": 10})
+	if err != nil {
+		return err
+	}
+	id := p["message"].(map[string]any)["messageId"]
+	found := false
+	for _, m := range got.History {
+		found = found || m.MessageID == id
+	}
+	if !found {
+		return failf("the task's history (historyLength 10) lacks the reply %s (TASK-4)", id)
+	}
+	if !s.murmur {
+		return nil
+	}
+	if got.Status.State == a2a.TaskStateInputRequired {
+		return nil // it asked again: a second question takes a second reply
+	}
+	a, err := s.call(ctx, a2a.MethodSendMessage, reply("a second reply"), nil)
+	if err != nil {
+		return err
+	}
+	if a.err == nil || *a.err.Code != -32004 {
+		if now, err := s.getTask(ctx, t.ID, nil); err == nil && now.Status.State == a2a.TaskStateInputRequired {
+			return nil // it asked again between the two reads
+		}
+	}
+	return s.expectA2A(a, -32004, "UNSUPPORTED_OPERATION", nil)
+}
+
 // sendContentType: METH-SM-2 step 6, RPC-4 — a murmur door reads text and
 // data parts only.
 func sendContentType(ctx context.Context, s *suite) error {

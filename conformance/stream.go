@@ -117,6 +117,7 @@ func streamSend(ctx context.Context, s *suite) error {
 		return skipf("the door rejected the task: %q", statusText(t))
 	}
 	s.accepted = true
+	s.track(t)
 	return nil
 }
 

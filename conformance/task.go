@@ -74,6 +74,7 @@ func (s *suite) sendTask(ctx context.Context, params map[string]any, h hdr) (*a2
 		return nil, skipf("the door rejected the task: %q", statusText(r.Task))
 	}
 	s.accepted = true
+	s.track(r.Task)
 	return r.Task, nil
 }
 

@@ -86,7 +86,8 @@ func TestMurRunDoorPassesConformance(t *testing.T) {
 	defer cancel()
 	results := conformance.Run(ctx, conformance.Config{URL: url, Token: toks["operator"], ScopedToken: toks["reader"], SlowTaskText: "hold on"})
 	skips := map[string]bool{"auth.public": true, "stream.unsupported": true, // a bearer door that streams
-		"formation.scope": true, "formation.forged": true, "formation.own-tasks": true} // in no formation
+		"formation.scope": true, "formation.forged": true, "formation.own-tasks": true, // in no formation
+		"send.continue": true} // its tasks never ask (TestMurConformanceAskingDoor_INP14 runs it)
 	for _, r := range results {
 		if r.Status != conformance.Pass && (r.Status != conformance.Skip || !skips[r.ID]) {
 			t.Errorf("%s", r)
@@ -109,6 +110,27 @@ func TestMurConformanceCommandAgainstMurRun(t *testing.T) {
 	}
 	stopConformer(t, p)
 	noProcessIn(t, e.dir)
+}
+
+// `mur conformance` against a door of examples/ask, whose every task asks
+// its operator (input.md): 0 failed, and the checks of interrupted tasks run
+// on it — a blocking send stops at INPUT_REQUIRED, a reply continues the
+// task, a waiting task is canceled and subscribed to (INP-14).
+func TestMurConformanceAskingDoor_INP14(t *testing.T) {
+	t.Parallel()
+	e := askEnv(t)
+	p, url, _ := startAskDoor(t, e, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
+	out, errOut, code := runMur(t, e, "conformance", url)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || errOut != "" || !strings.HasSuffix(lines[len(lines)-1], " passed, 0 failed") {
+		t.Errorf("mur conformance exited %d, stderr %q:\n%s", code, errOut, out)
+	}
+	for _, id := range []string{"send.blocking", "send.continue", "get.history", "cancel.live", "stream.send", "subscribe.live", "murmur.session-stop"} {
+		if !containsLine(lines, "PASS "+id+"  ") {
+			t.Errorf("%s did not pass:\n%s", id, out)
+		}
+	}
+	stopConformer(t, p)
 }
 
 // promptedScript answers only the texts `mur conformance` is told to send:
