@@ -39,8 +39,9 @@ type Config struct {
 	// time, in arrival order. Required.
 	Dispatch Dispatcher
 	// Activity, if set, is called with the number of tools/call requests in
-	// flight after each one arrives and after each is answered (BRG-8). It
-	// runs synchronously, in order, and must not block or call the Server.
+	// flight after each one arrives (it has then its place in the queue)
+	// and after each is answered (BRG-8). It runs synchronously, in order,
+	// and must not block or call the Server.
 	Activity func(inFlight int)
 	// Logger, if set, hears protocol faults at debug level. The token never
 	// reaches it.

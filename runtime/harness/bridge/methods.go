@@ -100,6 +100,9 @@ func initialized(version, murVersion string) (mcp.Result, error) {
 // once, learns its turn, and is dispatched when the calls before it are
 // answered.
 func (s *Server) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result, error) {
+	// The call arrives: in the run in progress, if any, and in the queue.
+	gen, inRun := s.runs.current()
+	place := s.queue.take()
 	s.activity(+1)
 	defer s.activity(-1)
 	id, fromCodex := callID(p.Meta)
@@ -107,11 +110,10 @@ func (s *Server) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result
 	if len(c.Arguments) == 0 || string(c.Arguments) == "null" {
 		c.Arguments = json.RawMessage("{}")
 	}
-	gen, inRun := s.runs.current()
-	if err := s.queue.lock(ctx, s.quit); err != nil {
+	if err := place.wait(ctx, s.quit); err != nil {
 		return nil, err
 	}
-	defer s.queue.unlock()
+	defer s.queue.release()
 	if inRun {
 		c.Turn = s.runs.attribute(ctx, s.quit, gen, keyOf(c, fromCodex), s.wait())
 		if dctx, done, ok := s.runs.dispatching(ctx, gen); ok {

@@ -14,31 +14,45 @@ type queue struct {
 	waiters []chan struct{} // closed to hand the turn over; oldest first
 }
 
-// lock takes the turn, waiting behind every earlier caller. It returns
-// ctx's error, or errClosed once quit is closed, if either comes first;
-// the turn is then not held.
-func (q *queue) lock(ctx context.Context, quit <-chan struct{}) error {
+// ticket is a place in the queue.
+type ticket struct {
+	q    *queue
+	turn chan struct{} // closed when the turn is handed over; nil: held from the start
+}
+
+// take joins the queue at once, behind every earlier caller.
+func (q *queue) take() ticket {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	if !q.busy {
 		q.busy = true
-		q.mu.Unlock()
-		return nil
+		return ticket{q: q}
 	}
 	ch := make(chan struct{})
 	q.waiters = append(q.waiters, ch)
-	q.mu.Unlock()
+	return ticket{q: q, turn: ch}
+}
+
+// wait blocks until the ticket's turn. It returns ctx's error, or errClosed
+// once quit is closed, if either comes first; the turn is then given up and
+// must not be released.
+func (t ticket) wait(ctx context.Context, quit <-chan struct{}) error {
+	if t.turn == nil {
+		return nil
+	}
 	var err error
 	select {
-	case <-ch:
+	case <-t.turn:
 		return nil
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-quit:
 		err = errClosed
 	}
+	q := t.q
 	q.mu.Lock()
 	for i, w := range q.waiters {
-		if w == ch {
+		if w == t.turn {
 			q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
 			q.mu.Unlock()
 			return err
@@ -46,12 +60,12 @@ func (q *queue) lock(ctx context.Context, quit <-chan struct{}) error {
 	}
 	q.mu.Unlock()
 	// The turn was handed over while we gave up: pass it on.
-	q.unlock()
+	q.release()
 	return err
 }
 
-// unlock hands the turn to the oldest waiter, or frees it.
-func (q *queue) unlock() {
+// release hands the turn to the oldest waiter, or frees it.
+func (q *queue) release() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.waiters) == 0 {
