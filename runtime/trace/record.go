@@ -86,6 +86,9 @@ var kinds = []Kind{
 	{"input_request", InputRequest{}, ParentTurn, false},
 	{"input_reply", InputReply{}, ParentTask, false},
 	{"input_timeout", InputTimeout{}, ParentTask, false},
+	{"delegation_start", DelegationStart{}, ParentTurn, false},
+	{"delegation", Delegation{}, ParentTurn, false},
+	{"spawner_ended", SpawnerEnded{}, ParentSession, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.

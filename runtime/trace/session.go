@@ -31,6 +31,10 @@ type SessionStart struct {
 	FormationID      string   `json:"formation_id,omitzero"`
 	FormationMember  string   `json:"formation_member,omitzero"`
 	FormationCallees []string `json:"formation_callees,omitzero"`
+	// A delegated child's spawner session and delegation (tools.md DLG-9);
+	// absent on a capsule nobody delegated to.
+	SpawnedBy    string `json:"spawned_by,omitzero"`
+	DelegationID string `json:"delegation_id,omitzero"`
 }
 
 // ToolNames is session_start.tools_declared: tool names. Reading also takes
