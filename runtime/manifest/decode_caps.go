@@ -27,11 +27,7 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 				{key: "read_only", fn: func(d string, v *yaml.Node) { c.Filesystem.ReadOnly, _ = l.strList(d, v) }},
 			})
 		}},
-		{key: "spawn", later: true, fn: func(d string, v *yaml.Node) {
-			s := &Spawn{}
-			l.mapping(d, v, []field{{key: "allow", fn: func(d string, v *yaml.Node) { s.Allow, _ = l.strList(d, v) }}})
-			c.Spawn = s
-		}},
+		{key: "spawn", fn: l.spawn},
 		{key: "plan", empty: true, fn: func(d string, v *yaml.Node) {
 			p := &Plan{}
 			c.Plan = p
@@ -200,4 +196,32 @@ func (l *loader) lifecycle(d string, v *yaml.Node) {
 	if lc.Conversation == "threaded" {
 		l.warns = append(l.warns, diag.SecNotSupported(d+".conversation"))
 	}
+}
+
+// spawn is capabilities.spawn (tools.md DLG-1): allow lists the capsules
+// delegate-task and a plan's capsule steps may start, each an exact
+// <scope>/<name>@<version>.
+func (l *loader) spawn(d string, v *yaml.Node) {
+	s := &Spawn{}
+	l.m.Capabilities.Spawn = s
+	l.mapping(d, v, []field{{key: "allow", fn: func(d string, v *yaml.Node) {
+		list, ok := l.strList(d, v)
+		if !ok {
+			return
+		}
+		seen := map[string]bool{}
+		for i, e := range list {
+			ref, why := ParseSpawnRef(e)
+			if why == "" && seen[ref.Name+"@"+ref.Version] {
+				why = fmt.Sprintf("it names %s@%s a second time", ref.Name, ref.Version)
+			}
+			if why != "" {
+				l.invalid(fmt.Sprintf("%s[%d]", d, i), "'%s' is not an exact <scope>/<name>@<version>: %s", e, why)
+				return
+			}
+			seen[ref.Name+"@"+ref.Version] = true
+			s.Refs = append(s.Refs, ref)
+		}
+		s.Allow = list
+	}}})
 }

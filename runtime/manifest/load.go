@@ -68,6 +68,28 @@ func Parse(file string, data []byte, getenv func(string) string) (*Manifest, []*
 	return l.m, l.warns, nil
 }
 
+// LoadGrants reads an installed capsule's murmur.yaml for a delegation's
+// referee (tools.md DLG-2): MAN-4 steps 1–6, so its capabilities are parsed
+// as its own launch parses them, but no environment is read (step 7, the
+// credential references, belongs to that launch). The error is a
+// *diag.Diagnostic.
+func LoadGrants(path string) (*Manifest, error) {
+	data, err := readFile(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := decodeDoc(path, data, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func() *diag.Diagnostic{l.step3, l.step4, l.step5, l.step6} {
+		if d := step(); d != nil {
+			return nil, d
+		}
+	}
+	return l.m, nil
+}
+
 // LoadArtifact reads <dir>/murmur.yaml as an artifact about to be installed
 // or staged (capsule.md CLI-6, STORE-1): E-IO-001, E-MAN-002, E-MAN-001,
 // E-BLD-001 for a malformed name, E-REG-004 for a reserved version, then the

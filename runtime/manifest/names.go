@@ -77,3 +77,32 @@ func SplitRef(ref string) (scope, name string) {
 	}
 	return ref[:i], ref[i+1:]
 }
+
+// ParseSpawnRef parses a capabilities.spawn.allow entry, an exact
+// <scope>/<name>@<version> (tools.md DLG-1: latest, stable and edge resolve
+// to nothing, so they are refused here). why is "" when it is one, else the
+// reason E-MAN-003 gives.
+func ParseSpawnRef(e string) (ref SpawnRef, why string) {
+	at := strings.LastIndex(e, "@")
+	slash := strings.Index(e, "/")
+	switch {
+	case slash < 0:
+		return ref, "it has no <scope>/"
+	case at < slash:
+		return ref, "it has no @<version>"
+	}
+	ref = SpawnRef{Scope: e[:slash], Name: e[slash+1 : at], Version: e[at+1:]}
+	if p := NameProblem(ref.Scope); p != "" {
+		return SpawnRef{}, "its scope is not a name: " + p
+	}
+	if p := NameProblem(ref.Name); p != "" {
+		return SpawnRef{}, "its name is not a capsule name: " + p
+	}
+	if IsReservedVersion(ref.Version) {
+		return SpawnRef{}, fmt.Sprintf("'%s' is reserved and resolves to no capsule", ref.Version)
+	}
+	if p := VersionProblem(ref.Version); p != "" {
+		return SpawnRef{}, "its version is not a version: " + p
+	}
+	return ref, ""
+}

@@ -76,7 +76,7 @@ type Capabilities struct {
 	Shell      *Shell
 	Network    CapNetwork
 	Filesystem Filesystem
-	Spawn      *Spawn     // LATER (tools.md DLG)
+	Spawn      *Spawn     // grants delegate-task when Allow is non-empty (tools.md DLG)
 	Plan       *Plan      // grants submit-plan when Submit
 	PeerFetch  *PeerFetch // LATER (tools.md PFILE)
 	Install    *Install   // grants pull-artifact and remove-artifact
@@ -101,10 +101,19 @@ type Filesystem struct {
 	ReadOnly []string // relative paths
 }
 
-// Spawn is capabilities.spawn (LATER).
+// Spawn is capabilities.spawn (tools.md DLG-1).
 type Spawn struct {
-	Allow []string
+	Allow []string   // the entries as written, in manifest order
+	Refs  []SpawnRef // the same entries, parsed
 }
+
+// SpawnRef is one capabilities.spawn.allow entry: <scope>/<name>@<version>.
+type SpawnRef struct {
+	Scope, Name, Version string
+}
+
+// String is the entry as <scope>/<name>@<version>.
+func (r SpawnRef) String() string { return r.Scope + "/" + r.Name + "@" + r.Version }
 
 // Plan is capabilities.plan.
 type Plan struct {

@@ -43,9 +43,6 @@ func (l *loader) step4() *diag.Diagnostic {
 			return RequestInputUnserved(l.file, i) // input.md INP-2
 		}
 	}
-	if sp := m.Capabilities.Spawn; sp != nil && len(sp.Allow) > 0 && m.Network.Authentication != nil {
-		return diag.ManInvalid(l.file, "capabilities.spawn.allow", "must be empty when network.authentication is declared")
-	}
 	return nil
 }
 
