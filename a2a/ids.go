@@ -19,6 +19,7 @@ const (
 	PrefixEvent      = "evt_"
 	PrefixWork       = "wrk_"
 	PrefixMemberCall = "mcl_"
+	PrefixDelegation = "dlg_" // a delegation (tools.md DLG-4)
 	PrefixMessage    = "msg_"
 )
 

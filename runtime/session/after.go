@@ -52,8 +52,11 @@ func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool)
 	}
 	s := t.s
 	start := s.now()
-	t.setPhase("member_call")
-	if err := t.state.Wait(ctx, t.run.Status); err != nil {
+	t.setPhase(t.state.WaitPhase())
+	if err := t.state.Wait(ctx, func(text string) {
+		t.setPhase(t.state.WaitPhase()) // the kind still out may change as outcomes arrive
+		t.run.Status(text)
+	}); err != nil {
 		e, _ := t.canceled() // ctx ends only after the task's cancel
 		return e, false, true
 	}

@@ -239,6 +239,6 @@ func (s *Session) blob(b []byte) {
 // path tool records take (tool.TaskState.Write), parented through the task.
 func (t *taskRun) writeRecs(recs []tool.Rec) {
 	for _, r := range recs {
-		t.state.Write("", r)
+		t.state.Write(r.Parent, r)
 	}
 }

@@ -145,7 +145,7 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 	})
 	defer func() { cancel(); watch.Wait() }()
 	t := &taskRun{s: s, run: run, id: string(run.ID()), start: s.now(), phase: "turn",
-		state: tool.NewTaskState(tool.TaskInfo{ID: string(run.ID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
+		state: tool.NewTaskState(tool.TaskInfo{ID: string(run.ID()), ContextID: string(run.ContextID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
 			CallerMember: run.Caller().Member}, s.tr)}
 	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
 		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: lane(prov.Origin),
@@ -184,6 +184,7 @@ func (t *taskRun) canceled() (ending, bool) {
 // out/result.txt, task_canceled/task_failed, the A2A outcome, task_end.
 func (t *taskRun) finish(e ending) {
 	s := t.s
+	t.state.SetEnding(tool.Ending{Status: e.status, NoTurnLeft: t.turns >= s.m.Inference.MaxTurns})
 	t.writeRecs(t.state.Abandon()) // RND-9: before task_end
 	if err := writeResult(filepath.Join(s.recordsDir, "out"), e.text); err != nil {
 		s.bootstrap(fmt.Sprintf("out/result.txt could not be written: %v\n", err))
@@ -196,7 +197,7 @@ func (t *taskRun) finish(e ending) {
 	case StatusCanceled:
 		turn := t.turnIndex()
 		_, _ = s.tr.Write(trace.TaskCanceled{TaskID: t.id, Turn: &turn, Phase: t.getPhase(),
-			DetachedWorkIDs: t.stillDetached(running), DelegationIDs: []string{}})
+			DetachedWorkIDs: t.stillDetached(running), DelegationIDs: t.state.EndedIDs(tool.FieldDelegations)})
 	case StatusFailed:
 		_, _ = s.tr.Write(trace.TaskFailed{TaskID: t.id, Turn: t.turnIndex(), Cause: e.cause, Reason: e.reason})
 	}

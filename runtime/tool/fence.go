@@ -7,10 +7,11 @@ import (
 
 // Fence sources (FENCE-2).
 const (
-	SourceTool   = "tool:"
-	SourceMember = "member:"
-	SourceTask   = "task:"
-	SourceSkill  = "skill:"
+	SourceTool       = "tool:"
+	SourceMember     = "member:"
+	SourceDelegation = "delegation:"
+	SourceTask       = "task:"
+	SourceSkill      = "skill:"
 )
 
 const (

@@ -98,9 +98,9 @@ func TestNoGrantNoTool_STAGE3_TOOL4(t *testing.T) {
 		NameSubmitPlan:        "tool 'submit-plan' does not exist in this session: it exists only when the capsule declares capabilities.plan.submit",
 		NamePullArtifact:      "tool 'pull-artifact' does not exist in this session: it exists only when the capsule declares capabilities.install, under transport: http",
 		NameRemoveArtifact:    "tool 'remove-artifact' does not exist in this session: it exists only when the capsule declares the same grant as pull-artifact",
-		NameShareFile:         "tool 'share-file' is not supported by this build",
-		NameFetchPeerFile:     "tool 'fetch-peer-file' is not supported by this build",
-		NameDelegateTask:      "tool 'delegate-task' is not supported by this build",
+		NameShareFile:         "tool 'share-file' does not exist in this session: it exists only when the capsule declares exports.peer_files",
+		NameFetchPeerFile:     "tool 'fetch-peer-file' does not exist in this session: it exists only when the capsule declares capabilities.peer_fetch",
+		NameDelegateTask:      "tool 'delegate-task' does not exist in this session: it exists only when the capsule declares capabilities.spawn.allow non-empty",
 		NameCallMember:        "'call-member' is answered only for a formation member that roster.yaml lets call another; this session is not one",
 		NameEndWithoutAnswer:  "'end-without-answer' is answered only for a formation member that roster.yaml lets call another; this session is not one",
 		"bash":                "tool 'bash' is not in this session's inventory",
@@ -117,6 +117,28 @@ func TestNoGrantNoTool_STAGE3_TOOL4(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tools", "switch-driver")); !os.IsNotExist(err) {
 		t.Errorf("tools/switch-driver exists without its grant: %v", err)
+	}
+}
+
+// TestGrantedNotBuilt_TOOL3: a granted tool this build does not answer
+// (share-file, fetch-peer-file: PFILE is LATER) is not staged, and a call
+// reads "not supported by this build"; delegate-task with its grant and an
+// implementation is staged like any other.
+func TestGrantedNotBuilt_TOOL3(t *testing.T) {
+	reg, _ := Build(Config{
+		Grants: Grants{PeerFiles: true, PeerFetch: true, SpawnAllow: []string{"local/worker@0.1.0"}},
+		Impl:   impl(NameSessionStatus, NameDelegateTask),
+	})
+	if got := strings.Join(reg.Declared(), ","); got != "delegate-task,session-status" {
+		t.Errorf("tools_declared = %s", got)
+	}
+	for _, name := range []string{NameShareFile, NameFetchPeerFile} {
+		if _, refusal := reg.Lookup(name); refusal != "tool '"+name+"' is not supported by this build" {
+			t.Errorf("Lookup(%s) refusal = %q", name, refusal)
+		}
+	}
+	if tl, refusal := reg.Lookup(NameDelegateTask); tl == nil || refusal != "" {
+		t.Errorf("Lookup(delegate-task) = %v, %q", tl, refusal)
 	}
 }
 

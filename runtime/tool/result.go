@@ -21,7 +21,11 @@ const (
 // tool_call line (capsule.md §6: "shell … after its tool_call"), parented to
 // the turn. Written, when set, receives the record's event id.
 type Rec struct {
-	Record  trace.Record
+	Record trace.Record
+	// Parent is the event id of the record to hang r under (the turn that
+	// made a call whose records come later, TRACE-2); "" follows TRACE-2's
+	// rule for r's type.
+	Parent  string
 	Written func(eventID string)
 }
 

@@ -9,9 +9,11 @@ import (
 
 // TaskInfo is what a call knows of the task it runs in.
 type TaskInfo struct {
-	ID     string
-	Origin string // the task's origin (user, peer, completion, …)
-	Trust  string // trusted | untrusted: call-member sends it on (CALL-3)
+	ID string
+	// ContextID is the task's context (MURMUR_SPAWNER's context_id, DLG-3).
+	ContextID string
+	Origin    string // the task's origin (user, peer, completion, …)
+	Trust     string // trusted | untrusted: call-member sends it on (CALL-3)
 	// CallerMember is the formation member that sent the task, "" when none
 	// (EWA-3, CALL-8's end-without-answer sentence).
 	CallerMember string
@@ -36,6 +38,8 @@ type TaskState struct {
 	noAnswer *string
 	failure  *Failure
 	below    []a2a.NoAnswerEntry
+	ending   Ending
+	ended    map[string][]string // task_continued field → ids Abandon ended while out
 }
 
 // Failure is why a tool ended its task's attempt failed as its call returned
@@ -189,4 +193,45 @@ func (ts *TaskState) NoAnswerBelow() []a2a.NoAnswerEntry {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return append([]a2a.NoAnswerEntry(nil), ts.below...)
+}
+
+// Ending is how a task ended without waiting for its outstanding work
+// (RND-9), which a waiter's Abandon names (DLG-8's unwaited reasons). The
+// loop sets it before Abandon.
+type Ending struct {
+	Status     string // task_end.exit_status: canceled, failed, ok, …
+	NoTurnLeft bool   // the task had no inference turn left to read an outcome
+}
+
+// SetEnding records how the task ended, before the loop calls Abandon.
+func (ts *TaskState) SetEnding(e Ending) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.ending = e
+}
+
+// Ending returns what SetEnding recorded; the zero Ending before.
+func (ts *TaskState) Ending() Ending {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.ending
+}
+
+// NoteEnded records that Abandon ended a piece of outstanding work, by its
+// task_continued field and id: task_canceled.delegation_ids lists the
+// delegations a cancel ended (capsule.md LOOP-16).
+func (ts *TaskState) NoteEnded(field, id string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.ended == nil {
+		ts.ended = map[string][]string{}
+	}
+	ts.ended[field] = append(ts.ended[field], id)
+}
+
+// EndedIDs returns the ids NoteEnded recorded for field, in order; never nil.
+func (ts *TaskState) EndedIDs(field string) []string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return append([]string{}, ts.ended[field]...)
 }

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,9 @@ type Waiter interface {
 	// WaitingText is this waiter's part of RND-1's status text, e.g.
 	// "waiting on call-member: 2 call(s) outstanding"; "" when nothing is out.
 	WaitingText() string
+	// Phase is the LOOP-16 phase a cancel lands in while the task waits on
+	// this waiter's work ("member_call", "delegation").
+	Phase() string
 	// Deliver hands over every arrived, undelivered outcome (RND-2).
 	Deliver() Delivery
 	// Abandon accounts for every piece when the task ends without waiting
@@ -35,11 +39,28 @@ const (
 
 // Delivery is what one Waiter hands to a continuation (RND-2).
 type Delivery struct {
-	Text       string   // the blocks and runtime lines, already fenced (RND-4..8)
+	// Blocks are the outcomes, each a header line and its fence (RND-4,
+	// DLG-8), in the field's order.
+	Blocks []string
+	// Lines are the waiter's runtime lines (RND-5..8), which follow every
+	// fence of the round (RND-4).
+	Lines      []string
 	Field      string   // task_continued's field for IDs: FieldMemberCalls or FieldDelegations
 	IDs        []string // ids delivered, in the field's order
 	Records    []Rec    // written before task_continued (parent: task)
 	StatusText string   // e.g. "continuing with 2 member answer(s)"
+}
+
+// fieldRank orders a round's deliveries: every member answer first, then
+// every delegation outcome (RND-2), then any other kind.
+func fieldRank(field string) int {
+	switch field {
+	case FieldMemberCalls:
+		return 0
+	case FieldDelegations:
+		return 1
+	}
+	return 2
 }
 
 // Pending reports whether any waiter has work out or an outcome to deliver:
@@ -86,38 +107,77 @@ func (ts *TaskState) Wait(ctx context.Context, status func(text string)) error {
 
 // Round is what one continuation delivers (RND-2, RND-3).
 type Round struct {
-	// Text is the one user message: every waiter's text in registration
-	// order, a blank line between, cut at 64 KiB (RND-3).
+	// Text is the one user message: every answer's block, then every
+	// delegation outcome's (RND-2), then the waiters' runtime lines, which
+	// follow every fence (RND-4); a blank line between each; cut at 64 KiB
+	// (RND-3).
 	Text string
 	// IDs maps task_continued's fields (FieldMemberCalls, FieldDelegations)
 	// to the ids delivered.
 	IDs map[string][]string
 	// Records are written before task_continued, in order.
 	Records []Rec
-	// Status is the "continuing with …" texts joined by "; "; "" when none.
+	// Status is RND-2's "continuing with …" text: the first delivery's, the
+	// others' joined on with " and " (ours: "continuing with 2 member
+	// answer(s) and 1 delegation outcome(s)"); "" when none.
 	Status string
 }
 
-// Deliver collects every waiter's Delivery, in registration order, into
-// the round's message, ids, records and status (RND-2).
+// Deliver collects every waiter's Delivery into the round's message, ids,
+// records and status (RND-2): member answers first, then delegation
+// outcomes, whatever order the waiters registered in.
 func (ts *TaskState) Deliver() Round {
 	r := Round{IDs: map[string][]string{}}
-	var texts, statuses []string
+	var ds []Delivery
 	for _, w := range ts.Waiters() {
-		d := w.Deliver()
-		if d.Text == "" && len(d.IDs) == 0 {
-			continue
+		if d := w.Deliver(); len(d.Blocks) > 0 || len(d.IDs) > 0 {
+			ds = append(ds, d)
 		}
-		texts = append(texts, d.Text)
-		if d.StatusText != "" {
-			statuses = append(statuses, d.StatusText)
-		}
+	}
+	slices.SortStableFunc(ds, func(a, b Delivery) int { return fieldRank(a.Field) - fieldRank(b.Field) })
+	var parts, lines []string
+	for _, d := range ds {
+		parts = append(parts, d.Blocks...)
+		lines = append(lines, d.Lines...)
 		r.Records = append(r.Records, d.Records...)
 		r.IDs[d.Field] = append(r.IDs[d.Field], d.IDs...)
+		switch {
+		case d.StatusText == "":
+		case r.Status == "":
+			r.Status = d.StatusText
+		default:
+			r.Status += " and " + strings.TrimPrefix(d.StatusText, continuingPrefix)
+		}
 	}
-	r.Text, _ = Cut64(strings.Join(texts, "\n\n"))
-	r.Status = strings.Join(statuses, "; ")
+	r.Text, _ = Cut64(strings.Join(append(parts, lines...), "\n\n"))
 	return r
+}
+
+// continuingPrefix opens every RND-2 status text.
+const continuingPrefix = "continuing with "
+
+// WaitPhase is the LOOP-16 phase a cancel during the wait lands in: the
+// phase of the first kind of work still out, member calls before
+// delegations (RND-3: member_call or delegation); "member_call" when none.
+func (ts *TaskState) WaitPhase() string {
+	best, phase := 3, "member_call"
+	for _, w := range ts.Waiters() {
+		if w.Outstanding() == 0 {
+			continue
+		}
+		// A waiter's phase names its kind; rank it as its field would.
+		rank := 2
+		switch w.Phase() {
+		case "member_call":
+			rank = 0
+		case "delegation":
+			rank = 1
+		}
+		if rank < best {
+			best, phase = rank, w.Phase()
+		}
+	}
+	return phase
 }
 
 // Abandon has every waiter account for its work as the task ends without

@@ -47,8 +47,14 @@ func (w *countWaiter) Deliver() Delivery {
 		return Delivery{Field: w.field}
 	}
 	w.done = 0
-	return Delivery{Text: w.text, Field: w.field, IDs: []string{w.field + "_1"}, StatusText: "continuing with " + w.field,
+	return Delivery{Blocks: []string{w.text}, Lines: []string{"[" + w.field + "] last"}, Field: w.field, IDs: []string{w.field + "_1"}, StatusText: "continuing with " + w.field,
 		Records: []Rec{{Record: trace.KeepWorking{TaskID: w.field}}}}
+}
+func (w *countWaiter) Phase() string {
+	if w.field == FieldDelegations {
+		return "delegation"
+	}
+	return "member_call"
 }
 func (w *countWaiter) Abandon() []Rec {
 	w.mu.Lock()
@@ -115,21 +121,21 @@ func TestWaitCanceled_RND3(t *testing.T) {
 	}
 }
 
-// TestDeliverRound_RND2_RND3: one round holds every waiter's text in
-// registration order, a blank line between, cut at 64 KiB; its ids by
-// task_continued field; its records; the status texts joined.
+// TestDeliverRound_RND2_RND3: one round holds every member answer's block,
+// then every delegation outcome's, whatever order the waiters registered
+// in, then their runtime lines, a blank line between, cut at 64 KiB; its ids
+// by task_continued field; its records; one status text.
 func TestDeliverRound_RND2_RND3(t *testing.T) {
 	ts := NewTaskState(TaskInfo{ID: "tsk_a"}, nil)
+	dels := &countWaiter{ts: ts, field: FieldDelegations, done: 1, text: "outcome"}
 	calls := &countWaiter{ts: ts, field: FieldMemberCalls, done: 1, text: "answers"}
-	dels := &countWaiter{ts: ts, field: FieldDelegations, done: 1, text: strings.Repeat("d", CutLimit)}
 	idle := &countWaiter{ts: ts, field: "nothing"}
-	ts.AddWaiter(calls)
-	ts.AddWaiter(idle)
 	ts.AddWaiter(dels)
+	ts.AddWaiter(idle)
+	ts.AddWaiter(calls)
 	r := ts.Deliver()
-	want, _ := Cut64("answers\n\n" + dels.text)
-	if r.Text != want || !strings.HasSuffix(r.Text, "[output cut at 64 KiB]") {
-		t.Errorf("text = %q…", r.Text[:20])
+	if want := "answers\n\noutcome\n\n[member_calls] last\n\n[delegations] last"; r.Text != want {
+		t.Errorf("text = %q, want %q", r.Text, want)
 	}
 	if got := r.IDs[FieldMemberCalls]; len(got) != 1 || got[0] != "member_calls_1" {
 		t.Errorf("member_calls = %v", got)
@@ -137,12 +143,43 @@ func TestDeliverRound_RND2_RND3(t *testing.T) {
 	if got := r.IDs[FieldDelegations]; len(got) != 1 || got[0] != "delegations_1" {
 		t.Errorf("delegations = %v", got)
 	}
-	if r.Status != "continuing with member_calls; continuing with delegations" || len(r.Records) != 2 {
+	if r.Status != "continuing with member_calls and delegations" || len(r.Records) != 2 {
 		t.Errorf("status %q, %d records", r.Status, len(r.Records))
 	}
 	recs := ts.Abandon()
 	if len(recs) != 3 || !calls.abandoned || !idle.abandoned || !dels.abandoned {
 		t.Errorf("Abandon = %d records; abandoned %v %v %v", len(recs), calls.abandoned, idle.abandoned, dels.abandoned)
+	}
+	long := &countWaiter{ts: ts, field: FieldDelegations, done: 1, text: strings.Repeat("d", CutLimit)}
+	ts2 := NewTaskState(TaskInfo{ID: "tsk_b"}, nil)
+	long.ts = ts2
+	ts2.AddWaiter(long)
+	if r := ts2.Deliver(); !strings.HasSuffix(r.Text, "[output cut at 64 KiB]") {
+		t.Errorf("a round over 64 KiB was not cut: …%q", r.Text[len(r.Text)-30:])
+	}
+}
+
+// TestWaitPhase_LOOP16: a cancel while waiting lands in the phase of the
+// first kind of work still out, member calls before delegations.
+func TestWaitPhase_LOOP16(t *testing.T) {
+	ts := NewTaskState(TaskInfo{ID: "tsk_a"}, nil)
+	dels := &countWaiter{ts: ts, field: FieldDelegations, out: 1}
+	calls := &countWaiter{ts: ts, field: FieldMemberCalls}
+	ts.AddWaiter(dels)
+	ts.AddWaiter(calls)
+	if got := ts.WaitPhase(); got != "delegation" {
+		t.Errorf("WaitPhase = %q, want delegation", got)
+	}
+	calls.out = 1
+	if got := ts.WaitPhase(); got != "member_call" {
+		t.Errorf("WaitPhase = %q, want member_call", got)
+	}
+	ts.NoteEnded(FieldDelegations, "dlg_1")
+	if got := ts.EndedIDs(FieldDelegations); len(got) != 1 || got[0] != "dlg_1" {
+		t.Errorf("EndedIDs = %v", got)
+	}
+	if got := ts.EndedIDs(FieldMemberCalls); got == nil || len(got) != 0 {
+		t.Errorf("EndedIDs(member_calls) = %#v, want empty", got)
 	}
 }
 

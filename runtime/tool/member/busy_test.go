@@ -279,8 +279,8 @@ func TestTerminalStates(t *testing.T) {
 					header = "[call-member] call " + id + " to worker ended " + c.status + ", with no answer from worker:"
 				}
 				want := header + "\n" + tool.Fence("member:worker", c.output)
-				if d.Text[:len(want)] != want {
-					t.Errorf("continuation starts %.200q\nwant %.200q", d.Text, want)
+				if got := deliveryText(d); got[:len(want)] != want {
+					t.Errorf("continuation starts %.200q\nwant %.200q", got, want)
 				}
 				s.Abandon()
 			})

@@ -31,14 +31,14 @@ func (a answer) block() string {
 	return h + "\n" + tool.Fence(tool.SourceMember+a.member, a.output)
 }
 
-// continuationText is the one user message of a continuation (RND-4..8):
-// every answer's block in arrival order, then the runtime's lines — the
-// no-answer line, each gap line, the last line — a blank line between each.
-// caller is the formation member that sent the task, "" when none.
-func continuationText(answers []answer, st []standing, caller string) string {
-	parts := make([]string, 0, len(answers)+3)
+// continuationParts are a continuation's member parts (RND-4..8): every
+// answer's block in arrival order, and the runtime's lines — the no-answer
+// line, each gap line, the last line — which follow every fence of the
+// round, delegation outcomes' included (RND-4). caller is the formation
+// member that sent the task, "" when none.
+func continuationParts(answers []answer, st []standing, caller string) (blocks, lines []string) {
 	for _, a := range answers {
-		parts = append(parts, a.block())
+		blocks = append(blocks, a.block())
 	}
 	var items, gaps []string
 	for _, e := range st {
@@ -49,18 +49,18 @@ func continuationText(answers []answer, st []standing, caller string) string {
 		items = append(items, noAnswerItem(e.member, e.callID, e.status, belowList(e.below)))
 	}
 	if len(items) > 0 {
-		parts = append(parts, noAnswerLineHead+strings.Join(items, ", ")+noAnswerLineTail)
+		lines = append(lines, noAnswerLineHead+strings.Join(items, ", ")+noAnswerLineTail)
 	}
-	parts = append(parts, gaps...)
+	lines = append(lines, gaps...)
 	switch {
 	case len(st) == 0:
-		parts = append(parts, lastLineComplete)
+		lines = append(lines, lastLineComplete)
 	case caller != "":
-		parts = append(parts, lastLineMissing+lastLineCaller(caller))
+		lines = append(lines, lastLineMissing+lastLineCaller(caller))
 	default:
-		parts = append(parts, lastLineMissing)
+		lines = append(lines, lastLineMissing)
 	}
-	return strings.Join(parts, "\n\n")
+	return blocks, lines
 }
 
 // belowList renders "<name> (<status>), <name> (<status>)".

@@ -3,12 +3,14 @@ package member
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/tool"
 )
 
 func below(pairs ...string) []a2a.NoAnswerEntry {
@@ -141,8 +143,8 @@ func TestChainBelow(t *testing.T) {
 		want := continuationText([]answer{{idW, "worker", "completed", "the tests pass"}, {idC, "critic", "no_answer", "coder gave me nothing to review"}},
 			[]standing{{member: "worker", callID: idW, status: "completed", below: below("coder", "timed_out")},
 				{member: "critic", callID: idC, status: "no_answer", below: below("coder", "failed", "tester", "unreachable")}}, "lead")
-		if d.Text != want {
-			t.Errorf("continuation =\n%s\nwant\n%s", d.Text, want)
+		if got := deliveryText(d); got != want {
+			t.Errorf("continuation =\n%s\nwant\n%s", got, want)
 		}
 		s.Abandon()
 		got, _ := json.Marshal(f.ts.NoAnswerBelow())
@@ -151,3 +153,13 @@ func TestChainBelow(t *testing.T) {
 		}
 	})
 }
+
+// continuationText is the one user message of a continuation with member
+// answers only (RND-4..8): continuationParts joined by a blank line.
+func continuationText(answers []answer, st []standing, caller string) string {
+	blocks, lines := continuationParts(answers, st, caller)
+	return strings.Join(append(blocks, lines...), "\n\n")
+}
+
+// deliveryText is what a round made of d alone carries.
+func deliveryText(d tool.Delivery) string { return strings.Join(append(d.Blocks, d.Lines...), "\n\n") }

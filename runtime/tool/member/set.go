@@ -192,6 +192,9 @@ func (s *callSet) Ready() bool {
 	return false
 }
 
+// Phase is LOOP-16's phase of a cancel while the task waits on calls.
+func (s *callSet) Phase() string { return "member_call" }
+
 // WaitingText is RND-1's status text; "" when nothing is out.
 func (s *callSet) WaitingText() string {
 	if n := s.Outstanding(); n > 0 {
@@ -216,7 +219,7 @@ func (s *callSet) arrivedLocked() []*call {
 func (s *callSet) Deliver() tool.Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := tool.Delivery{Field: "member_calls"}
+	d := tool.Delivery{Field: tool.FieldMemberCalls}
 	var answers []answer
 	for _, c := range s.arrivedLocked() {
 		d.Records = append(d.Records, s.account(c, true, c.end.status))
@@ -226,7 +229,7 @@ func (s *callSet) Deliver() tool.Delivery {
 	if len(answers) == 0 {
 		return d
 	}
-	d.Text = continuationText(answers, s.standing, s.ts.CallerMember)
+	d.Blocks, d.Lines = continuationParts(answers, s.standing, s.ts.CallerMember)
 	d.StatusText = continuingText(len(answers))
 	return d
 }
