@@ -11,13 +11,14 @@ import (
 
 // authenticator checks the bearer of every gated request (ORD-1 step 2).
 type authenticator struct {
-	realm     string
-	tokens    *tokenTable
-	formation *Formation
-	launcher  *grant // the launcher token's grant
+	realm       string
+	tokens      *tokenTable
+	formation   *Formation
+	launcher    *grant      // the launcher token's grant
+	completions Completions // nil: no completion token is accepted
 }
 
-func newAuthenticator(a *Auth) (*authenticator, error) {
+func newAuthenticator(a *Auth, completions Completions) (*authenticator, error) {
 	if a.Realm == "" {
 		return nil, errors.New("door: auth has no realm")
 	}
@@ -25,10 +26,11 @@ func newAuthenticator(a *Auth) (*authenticator, error) {
 		return nil, errors.New("door: formation needs an id, a member name and a public key")
 	}
 	return &authenticator{
-		realm:     a.Realm,
-		tokens:    newTokenTable(a.Tokens),
-		formation: a.Formation,
-		launcher:  &grant{credential: a2a.LauncherSubject, scopes: scopeMask([]string{a2a.MethodGetExtendedAgentCard})},
+		realm:       a.Realm,
+		tokens:      newTokenTable(a.Tokens),
+		formation:   a.Formation,
+		launcher:    &grant{credential: a2a.LauncherSubject, scopes: scopeMask([]string{a2a.MethodGetExtendedAgentCard})},
+		completions: completions,
 	}, nil
 }
 
@@ -71,6 +73,11 @@ func (a *authenticator) admit(vals []string) (*grant, refusal) {
 	}
 	if g := a.tokens.lookup(bearer); g != nil {
 		return g, refusal{}
+	}
+	if a.completions != nil {
+		if id, ok := a.completions.Bearer(bearer); ok {
+			return &grant{credential: "delegation:" + id, delegation: id}, refusal{}
+		}
 	}
 	return nil, invalidToken(a.realm)
 }

@@ -24,20 +24,21 @@ const testSession = "ses_019f01a940ce7761854e768ecbe3d399"
 
 // opts shapes a test door.
 type opts struct {
-	acceptance task.Mode
-	depth      int
-	peerTasks  bool
-	auth       bool
-	declared   []Credential
-	formation  *Formation
-	maxBody    int64
-	heartbeat  time.Duration // 0: DefaultHeartbeat
-	maxConns   int           // 0: DefaultMaxConnections
-	bodyBytes  int64         // 0: DefaultBodyBytes
-	bodyWait   time.Duration // 0: DefaultBodyTimeout
-	noExecutor bool
-	immediate  bool // the executor completes every task at once, whatever its text
-	logs       *testmur.Buffer
+	acceptance  task.Mode
+	depth       int
+	peerTasks   bool
+	auth        bool
+	declared    []Credential
+	formation   *Formation
+	maxBody     int64
+	heartbeat   time.Duration // 0: DefaultHeartbeat
+	maxConns    int           // 0: DefaultMaxConnections
+	bodyBytes   int64         // 0: DefaultBodyBytes
+	bodyWait    time.Duration // 0: DefaultBodyTimeout
+	noExecutor  bool
+	immediate   bool // the executor completes every task at once, whatever its text
+	logs        *testmur.Buffer
+	completions Completions
 }
 
 // testDoor is a door served on a real loopback listener, with an executor
@@ -85,6 +86,7 @@ func startDoor(t testing.TB, o opts) *testDoor {
 		MaxConnections: o.maxConns,
 		BodyBytes:      o.bodyBytes,
 		BodyTimeout:    o.bodyWait,
+		Completions:    o.completions,
 	}
 	cfg.Heartbeat = o.heartbeat
 	if o.auth {

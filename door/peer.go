@@ -10,25 +10,60 @@ import (
 
 // checkCompletion is ORD-1 step 9 (PEER-5). A completion
 // (x-murmur-task-origin: completion) addressed to another session is -31001;
-// one on any method but SendMessage is -32601; any other is -31002, since no
-// delegation awaits one in the first release.
-func (s *Server) checkCompletion(r *http.Request, method string) error {
+// one on any method but SendMessage is -32601; one that no live delegation
+// of this session awaits — or that a completion token minted for another
+// delegation carries — is -31002. Otherwise the completion is handed to its
+// delegation and answered at once with a message (tools.md DLG-7): handled
+// is true and nothing else runs. Other requests pass (handled false, nil).
+func (s *Server) checkCompletion(w http.ResponseWriter, r *http.Request, env *envelope) (handled bool, err error) {
+	// A completion token's grant reaches no method: anything but its
+	// completion is refused at step 11.
+	g := exchangeOf(r).grant
 	if headerWord(r, a2a.HeaderTaskOrigin) != string(a2a.OriginCompletion) {
-		return nil
+		return false, nil
 	}
-	if headerWord(r, a2a.HeaderCompletionSession) != s.cfg.SessionID {
-		return a2a.NewError(a2a.ErrCompletionMisaddressed,
-			"Completion misaddressed: it names a session other than the one answering here",
-			map[string]string{"addressedSession": strings.TrimSpace(r.Header.Get(a2a.HeaderCompletionSession))})
+	if addressed := strings.TrimSpace(r.Header.Get(a2a.HeaderCompletionSession)); strings.ToLower(addressed) != s.cfg.SessionID {
+		return false, a2a.NewError(a2a.ErrCompletionMisaddressed, completionMisaddressed(addressed),
+			map[string]string{"addressedSession": addressed})
 	}
-	if method != a2a.MethodSendMessage {
-		return a2a.MethodNotFound()
+	if env.method != a2a.MethodSendMessage {
+		return false, a2a.MethodNotFound()
 	}
 	md := map[string]string{}
-	if d := strings.TrimSpace(r.Header.Get(a2a.HeaderDelegationID)); d != "" {
-		md["delegationId"] = d
+	id := headerWord(r, a2a.HeaderDelegationID)
+	if id != "" {
+		md["delegationId"] = id
 	}
-	return a2a.NewError(a2a.ErrCompletionNotAwaited, "Completion not awaited: no delegation here waits for it", md)
+	notAwaited := a2a.NewError(a2a.ErrCompletionNotAwaited, completionNotAwaited, md)
+	if id == "" || s.cfg.Completions == nil || g != nil && g.delegation != "" && g.delegation != id {
+		return false, notAwaited
+	}
+	sp, err := readSend(a2a.MethodSendMessage, env.params)
+	if err != nil {
+		return false, err
+	}
+	if !s.cfg.Completions.Complete(id, sp.message) {
+		return false, notAwaited
+	}
+	reply := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleAgent, ContextID: sp.message.ContextID,
+		Parts: []a2a.Part{a2a.TextPart(completionReceived(id))}}
+	s.answer(w, r, env.id, resultOf(a2a.SendMessageResponse{Message: &reply}))
+	return true, nil
+}
+
+// completionMisaddressed is tools.md DLG-7's error for a completion
+// addressed to another session (PEER-5's -31001).
+func completionMisaddressed(addressed string) string {
+	return "completion is addressed to session " + addressed + ", which is not the session running here"
+}
+
+// completionNotAwaited is PEER-5's -31002 message (ours).
+const completionNotAwaited = "Completion not awaited: no delegation here waits for it"
+
+// completionReceived is the text of a matched completion's answer (tools.md
+// DLG-7, ours).
+func completionReceived(delegationID string) string {
+	return "completion received for delegation " + delegationID
 }
 
 // provenance is where a task started at the door comes from (PEER-4): origin

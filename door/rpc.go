@@ -119,8 +119,10 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Step 9: completion origin.
-	if err := s.checkCompletion(r, env.method); err != nil {
+	if handled, err := s.checkCompletion(w, r, &env); err != nil {
 		s.answer(w, r, env.id, errorOf(err))
+		return
+	} else if handled {
 		return
 	}
 	// Step 10: method resolution.

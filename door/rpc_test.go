@@ -3,8 +3,10 @@ package door
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/task"
 )
@@ -121,6 +123,68 @@ func TestCompletion_PEER5(t *testing.T) {
 	})
 	if c := td.reg.Counts(); len(c) != 0 {
 		t.Errorf("a completion stored tasks: %v", c)
+	}
+}
+
+// fakeCompletions awaits the delegations in awaits; tokens maps a
+// completion token to its delegation.
+type fakeCompletions struct {
+	mu     sync.Mutex
+	awaits map[string]bool
+	tokens map[string]string
+	got    map[string]a2a.Message
+}
+
+func (f *fakeCompletions) Complete(id string, msg a2a.Message) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.awaits[id] {
+		return false
+	}
+	f.got[id] = msg
+	return true
+}
+
+func (f *fakeCompletions) Bearer(token string) (string, bool) {
+	id, ok := f.tokens[token]
+	return id, ok
+}
+
+// TestCompletionDelivered_DLG7: a completion a live delegation awaits is
+// handed to it and answered with a message; it starts no task. On an
+// authenticated door the child's completion token carries it, for its own
+// delegation only, and reaches no method.
+func TestCompletionDelivered_DLG7(t *testing.T) {
+	fc := &fakeCompletions{awaits: map[string]bool{"dlg_1": true, "dlg_2": true},
+		tokens: map[string]string{"mdc_tok1": "dlg_1"}, got: map[string]a2a.Message{}}
+	origin := "x-murmur-task-origin: completion"
+	addressed := "x-murmur-completion-session: " + testSession
+	body := strings.Replace(sendBody(`{"status":"ok"}`, ""), `"id":1`, `"id":"c"`, 1)
+	public := startDoor(t, opts{noExecutor: true, completions: fc})
+	r := public.call("", body, origin, addressed, "x-murmur-delegation-id: dlg_2")
+	if r.Error != nil || !strings.Contains(string(r.Result), `"message":{`) ||
+		!strings.Contains(string(r.Result), `"role":"ROLE_AGENT","parts":[{"text":"completion received for delegation dlg_2",`) {
+		t.Errorf("matched completion = %s %+v", r.Result, r.Error)
+	}
+	if m := fc.got["dlg_2"]; a2a.Text(m.Parts) != `{"status":"ok"}` {
+		t.Errorf("the delegation got %q", a2a.Text(m.Parts))
+	}
+	auth := startDoor(t, opts{noExecutor: true, auth: true, completions: fc})
+	const bearer = "mdc_tok1"
+	if r := auth.call(bearer, body, origin, addressed, "x-murmur-delegation-id: dlg_1"); r.Error != nil {
+		t.Errorf("completion with its token = %+v", r.Error)
+	}
+	if r := auth.call(bearer, body, origin, addressed, "x-murmur-delegation-id: dlg_2"); r.Error == nil || r.Error.Code != -31002 {
+		t.Errorf("another delegation's completion with dlg_1's token = %s %+v, want -31002", r.Result, r.Error)
+	}
+	rep := auth.post(bearer, sendBody("work", ""))
+	if rep.status != http.StatusForbidden || !strings.Contains(rep.body, `"insufficient_scope"`) {
+		t.Errorf("a task sent with a completion token = %d %s, want 403 insufficient_scope", rep.status, rep.body)
+	}
+	for _, td := range []*testDoor{public, auth} {
+		if c := td.reg.Counts(); len(c) != 0 {
+			t.Errorf("a completion stored tasks: %v", c)
+		}
 	}
 }
 

@@ -84,6 +84,23 @@ type Config struct {
 	// BodyTimeout bounds the time a request takes to send its body after its
 	// headers (0: DefaultBodyTimeout); past it the connection is closed.
 	BodyTimeout time.Duration
+	// Completions are the session's live delegations, which a delegated
+	// child's completion reaches (PEER-5, tools.md DLG-7); nil: none awaits
+	// one, so every completion is -31002.
+	Completions Completions
+}
+
+// Completions is what a door needs of a session that delegates (PEER-5,
+// tools.md DLG-7). Implementations are safe for concurrent use.
+type Completions interface {
+	// Complete hands msg, a completion's message, to the live delegation
+	// named; false when no live delegation of this session has that id
+	// (then the door answers -31002). A matched completion starts no task.
+	Complete(delegationID string, msg a2a.Message) bool
+	// Bearer returns the delegation a completion token was minted for, so
+	// that on an authenticated door a child can post its completion (ORD-1
+	// step 2); ok is false for any other bearer.
+	Bearer(token string) (delegationID string, ok bool)
 }
 
 // Auth is an authenticated door's credentials (AUTH-2, AUTH-6).
@@ -169,7 +186,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, cards: cards, etag: etagOf(cards.Public)}
 	s.methods = newMethodSet(agentcard.Acceptance(cfg.Acceptance), cfg.Auth != nil)
 	if cfg.Auth != nil {
-		if s.auth, err = newAuthenticator(cfg.Auth); err != nil {
+		if s.auth, err = newAuthenticator(cfg.Auth, cfg.Completions); err != nil {
 			return nil, err
 		}
 	}

@@ -115,6 +115,9 @@ type grant struct {
 	member     string // the calling member of a member token
 	scopes     uint16
 	doorToken  bool // door tokens reach GetExtendedAgentCard without a scope
+	// delegation is set on a completion token's grant: it reaches no method
+	// and carries only the completion of that one delegation (PEER-5).
+	delegation string
 }
 
 // allows reports whether g reaches method (ORD-1 step 11).
