@@ -311,8 +311,8 @@ func prepare(opts session.Options, sigs <-chan os.Signal) (*session.Launch, os.S
 	case sig := <-sigs:
 		cancel(errors.New("mur run was interrupted while it prepared"))
 		<-done
-		if l != nil && l.Member != nil {
-			_ = l.Member.Close()
+		if l != nil {
+			l.Close()
 		}
 		return nil, sig, nil
 	}

@@ -9,10 +9,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/session"
+	"github.com/murmur-go/mur/runtime/spawn"
 )
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
@@ -31,6 +34,14 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 			return nil, nil, fmt.Errorf("mint door tokens: %w", err)
 		}
 		auth = &door.Auth{Realm: m.Name, Tokens: tokens}
+		if link := l.Link; link != nil {
+			// The spawner reaches a delegated child's authenticated door with
+			// the token it handed over on the lifeline (ours, tools.md
+			// DLG-3): to hand it its task and read it. It is no door token
+			// of the session's own: no running record or mur token shows it.
+			auth.Tokens = append(append([]door.Token(nil), tokens...), door.Token{Credential: "spawner",
+				Scopes: []string{a2a.MethodSendMessage, a2a.MethodGetTask, a2a.MethodCancelTask}, Value: credential.Token(link.DoorToken)})
+		}
 		if mem := l.Member; mem != nil && mem.Launched() {
 			auth.Formation = &door.Formation{ID: mem.FormationID, Member: mem.Name, PublicKey: mem.PublicKey}
 		}
@@ -41,8 +52,13 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 			toolNames = append(toolNames, a.Name)
 		}
 	}
+	var completions door.Completions
+	if hub := sess.Hub(); hub != nil {
+		completions = hub // DLG-7: a child's completion reaches its delegation
+	}
 	srv, err := door.New(door.Config{
-		Registry: sess.Registry(),
+		Completions: completions,
+		Registry:    sess.Registry(),
 		Card: agentcard.Config{Name: m.Name, Version: m.Version, URL: url, Tools: toolNames,
 			Shell: m.Capabilities.Shell != nil, Network: len(m.Capabilities.Network.Allow) > 0},
 		Acceptance: sess.Registry().Acceptance(),
@@ -132,6 +148,9 @@ func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, ho
 			rec.FormationLauncher = &running.Launcher{PID: mem.Launcher.PID, ProcessStart: mem.Launcher.ProcessStart}
 		}
 	}
+	if link := l.Link; link != nil {
+		rec.SpawnedBy = link.SessionID // FCLI-5: mur stop <frm> never signals a delegated child
+	}
 	if err := running.Write(home, rec); err != nil {
 		if d, ok := err.(interface{ Render() string }); ok {
 			fmt.Fprint(stderr, d.Render())
@@ -142,3 +161,5 @@ func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, ho
 
 // removeRunning removes the running record at session end (SES-8).
 func removeRunning(home, ses string) { _ = running.Remove(home, ses) }
+
+var _ door.Completions = (*spawn.Hub)(nil)

@@ -40,7 +40,10 @@ var rules = map[string][]string{
 	// and calls a dispatcher it is handed; it knows tools only by their
 	// specs and never the session that answers them.
 	"runtime/harness/bridge": {"runtime/tool"},
-	"runtime/tool/...":       toolImports,
+	// Delegation's process side, shared by delegate-task and submit-plan's
+	// capsule steps: a leaf below the tools, which knows none of them.
+	"runtime/spawn":    {"a2a", "a2a/client", "internal/diag", "runtime/manifest", "runtime/store", "runtime/formation"},
+	"runtime/tool/...": toolImports,
 	// The launcher reaches capsules only by exec, fds and HTTP; it reads
 	// manifests and stores (admission, BIND-1) through the runtime's two
 	// leaf packages for them.
@@ -59,6 +62,7 @@ var rules = map[string][]string{
 var toolImports = []string{
 	"a2a", "a2a/client", "internal/diag", "internal/credential",
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
+	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 }
 
 // anywhere lists the test-helper packages every package may import: they

@@ -2,6 +2,7 @@ package formation
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,3 +73,20 @@ func checkFD(fd int, lifeline bool) string {
 	}
 	return ""
 }
+
+// ReadEnd parses an fd variable's value (a decimal number above 2) and
+// checks that it names a pipe read end this process inherited, as a
+// lifeline must be (LIFE-8; tools.md DLG-6's spawner lifeline too). It
+// returns the descriptor, or why it cannot be used.
+func ReadEnd(v string) (fd int, why string) {
+	fd, why = descriptor(v)
+	if why == "" {
+		why = checkFD(fd, true)
+	}
+	return fd, why
+}
+
+// OpenReadEnd wraps fd, which ReadEnd accepted, as an *os.File on Go's
+// poller (reads take deadlines, Close unblocks them), close-on-exec so that
+// the session's own subprocesses never inherit it.
+func OpenReadEnd(fd int, name string) *os.File { return openFD(fd, name) }

@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-go/mur/runtime/formation"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tool"
 )
@@ -53,9 +54,12 @@ type Launch struct {
 	Opts     Options
 	Manifest *manifest.Manifest
 	Member   *formation.Member // nil outside a formation
-	Project  string            // <project> (STORE-2), "" when none
-	Workdir  string            // the accessible workdir, absolute (SES-2)
-	Env      manifest.Env      // the environment after .env (SES-10)
+	// Link is a delegated child's tie to the capsule that spawned it
+	// (tools.md DLG-3, DLG-6); nil for a capsule nobody delegated to.
+	Link    *spawn.Link
+	Project string       // <project> (STORE-2), "" when none
+	Workdir string       // the accessible workdir, absolute (SES-2)
+	Env     manifest.Env // the environment after .env (SES-10)
 	// Warnings go to stderr and logs/bootstrap.log (MAN-10), in order.
 	Warnings []*diag.Diagnostic
 	// Prompt is the resolved system prompt and its source (LOOP-6,
@@ -102,8 +106,22 @@ func PrepareContext(ctx context.Context, opts Options) (*Launch, error) {
 		return nil, err
 	}
 	l.Member = member
+	link, err := spawn.Join(ctx, opts.Getenv) // step 0: a delegated child's spawner (DLG-6, E-RUN-020)
+	if err != nil {
+		l.closeMember()
+		return nil, err
+	}
+	l.Link = link
 	if member != nil {
-		l.Warnings = append(l.Warnings, member.Warnings...)
+		for _, w := range member.Warnings {
+			// LIFE-7: W-RUN-007 is for a member without a lifeline; a
+			// delegated child shares the formation's id and holds its
+			// spawner's lifeline instead (formations.md CRED-7).
+			if link != nil && w.Code == diag.WRUN007 {
+				continue
+			}
+			l.Warnings = append(l.Warnings, w)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		l.closeMember()
@@ -171,9 +189,19 @@ func reachesDoors(allow manifest.AllowList) bool {
 	return allow.Allows("http://127.0.0.1:1") && allow.Allows("http://127.0.0.1:65535")
 }
 
+// Close releases what Prepare joined (the formation member, the spawner
+// link) for a launch that is not started; Start's session closes them
+// itself when it ends.
+func (l *Launch) Close() { l.closeMember() }
+
+// closeMember closes what step 0 joined: the formation member, the
+// spawner link.
 func (l *Launch) closeMember() {
 	if l.Member != nil {
 		_ = l.Member.Close()
+	}
+	if l.Link != nil {
+		_ = l.Link.Close()
 	}
 }
 

@@ -91,6 +91,15 @@ func (s *Session) watch() {
 			}
 		})
 	}
+	if link := s.l.Link; link != nil {
+		s.wg.Go(func() {
+			select {
+			case <-link.Ended():
+				s.spawnerEnded(link)
+			case <-s.stopCtx.Done():
+			}
+		})
+	}
 	if mem := s.l.Member; mem != nil && mem.Lifeline {
 		s.wg.Go(func() {
 			select {
@@ -231,6 +240,9 @@ func (s *Session) end() Result {
 	stopped := s.stopped
 	s.mu.Unlock()
 	s.reg.Close(stopped)
+	if s.hub != nil {
+		s.hub.Close() // no child outlives the session that spawned it (DLG-6)
+	}
 	for _, a := range s.works.Close() {
 		_, _ = s.tr.Write(trace.ShellAbandoned{WorkID: a.Work.ID, Binary: a.Work.Binary, Command: a.Work.Command, RunningMS: a.RunningMS})
 	}
@@ -258,8 +270,9 @@ func (s *Session) end() Result {
 		res.Err = err
 	}
 	s.reg.CloseFrames()
-	if s.l.Member != nil {
-		_ = s.l.Member.Close()
+	if s.l.Link != nil {
+		s.reportCompletion(res) // DLG-7
 	}
+	s.l.closeMember()
 	return res
 }

@@ -19,10 +19,14 @@ import (
 // runs the store form, which never touches the lock (STORE-5).
 func (s *Session) planAndInstall() map[string]tool.Tool {
 	reg := func() *tool.Registry { return s.tools }
+	var capsules *plan.Capsules
+	if s.hub != nil { // PLAN-6: capsule steps delegate through the session's hub
+		capsules = &plan.Capsules{Hub: s.hub, Allow: s.m.Capabilities.Spawn.Refs, Deadline: s.delegationDeadline()}
+	}
 	out := map[string]tool.Tool{
 		tool.NameSubmitPlan: plan.New(plan.Config{Registry: reg,
 			Shell:    &plan.Shell{Workdir: s.shell.Workdir, Env: s.shell.Env, Allowed: s.shell.Allowed},
-			PlansDir: filepath.Join(s.runtimeDir, "plans"), Now: s.now}),
+			PlansDir: filepath.Join(s.runtimeDir, "plans"), Now: s.now, Capsules: capsules}),
 	}
 	g := s.m.Capabilities.Install
 	if g == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/shell"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -35,6 +36,9 @@ type StartConfig struct {
 	Stderr io.Writer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Mur is the mur executable delegated children run (tools.md DLG-3);
+	// "" means os.Executable().
+	Mur string
 }
 
 // Session is one `mur run` session (SES-1): its directories, trace, task
@@ -62,6 +66,7 @@ type Session struct {
 	shell *shell.Shell
 	works *shell.Works
 	env   []string
+	hub   *spawn.Hub // the session's children; nil without capabilities.spawn.allow
 
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due

@@ -48,6 +48,9 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 			rec.FormationMember, rec.FormationCallees = mem.Name, nonNil(mem.Callees)
 		}
 	}
+	if link := s.l.Link; link != nil {
+		rec.SpawnedBy, rec.DelegationID = link.SessionID, link.DelegationID // DLG-9
+	}
 	return rec
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 	"github.com/murmur-go/mur/runtime/tool/plan"
@@ -51,6 +52,9 @@ func (s *Session) buildTools() {
 		tool.NameBackgroundCommand: shell.Background(s.works),
 		tool.NameSwitchDriver:      switchdriver.New(s.choices.toolChoices(), s.choices),
 	}
+	for name, t := range s.buildDelegation() {
+		impl[name] = t
+	}
 	for name, t := range s.planAndInstall() {
 		impl[name] = t
 	}
@@ -81,6 +85,9 @@ func (s *Session) buildTools() {
 			SwitchDriver: m.Control.SwitchDriver(),
 			Callees:      callees,
 			Install:      m.Capabilities.Install != nil && m.Inference.Transport == "http",
+			SpawnAllow:   spawnAllow(m),
+			PeerFiles:    m.Exports.PeerFiles != nil,
+			PeerFetch:    m.Capabilities.PeerFetch != nil,
 		},
 		Artifacts: arts,
 		Shell:     s.shell,
@@ -132,4 +139,12 @@ func (s *Session) workExited(w *shell.Work, returned bool) {
 	}
 	_, _ = s.tr.Write(trace.ShellCompleted{WorkID: w.ID, ExitCode: snap.ExitCode, Status: snap.Status,
 		DurationMS: snap.Duration.Milliseconds(), OutputBytes: snap.OutputBytes, CompletionTaskID: completion})
+}
+
+// spawnAllow is capabilities.spawn.allow, nil when absent.
+func spawnAllow(m *manifest.Manifest) []string {
+	if m.Capabilities.Spawn == nil {
+		return nil
+	}
+	return m.Capabilities.Spawn.Allow
 }

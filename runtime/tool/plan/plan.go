@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
@@ -73,8 +75,8 @@ func planCapsuleInput(id string) string {
 	return fmt.Sprintf("step '%s': a capsule step's input must be a string or {\"objective\": \"<text>\"}", id)
 }
 
-// planCapsuleNotAllowed refuses every capsule step: they are LATER with
-// delegate-task (DLG), so no capsule is delegable here (PLAN-2, PLAN-5).
+// planCapsuleNotAllowed refuses a capsule step naming a capsule
+// capabilities.spawn.allow does not list (PLAN-2, PLAN-5).
 func planCapsuleNotAllowed(id, capsule string) string {
 	return fmt.Sprintf("step '%s': capsule '%s' is not in capabilities.spawn.allow", id, capsule)
 }
@@ -114,6 +116,46 @@ type Config struct {
 	// PlansDir is the runtime directory's plans/ (PLAN-1).
 	PlansDir string
 	Now      func() time.Time
+	// Capsules runs capsule steps (PLAN-6); nil without
+	// capabilities.spawn.allow, so every capsule step is refused.
+	Capsules *Capsules
+}
+
+// Capsules is what capsule steps run with (PLAN-2, PLAN-6): the session's
+// delegation hub, capabilities.spawn.allow and the delegation deadline.
+type Capsules struct {
+	Hub      Spawner
+	Allow    []manifest.SpawnRef
+	Deadline time.Duration // from the child's ready line (CALL-5); 0: 600 s
+	Poll     time.Duration // GetTask every Poll (PLAN-6: 500 ms); 0: 500 ms
+}
+
+// Spawner starts sub-capsules; *spawn.Hub satisfies it.
+type Spawner interface {
+	Delegate(ctx context.Context, req spawn.Request) (*spawn.Child, error)
+}
+
+var _ Spawner = (*spawn.Hub)(nil)
+
+// capsuleVersion is the version a capsule step runs its capsule at (PLAN-2):
+// the capabilities.spawn.allow entry's, which pins one exact version; with
+// several entries of that name, 0.1.0 when it is one of them, else the
+// first (ours).
+func (t *planTool) capsuleVersion(name string) (string, bool) {
+	c := t.cfg.Capsules
+	if c == nil {
+		return "", false
+	}
+	version := ""
+	for _, r := range c.Allow {
+		if r.Name != name {
+			continue
+		}
+		if version == "" || r.Version == "0.1.0" {
+			version = r.Version
+		}
+	}
+	return version, version != ""
 }
 
 // Shell is what shell steps run with (PLAN-2): the accessible workdir, the
@@ -148,7 +190,8 @@ func (t *planTool) Spec() tool.Spec {
 		"$<id>.output and $<id>.status, as whole strings in input, take an earlier step's result. " +
 		"on_error is fail (stop the plan, the default), skip or continue; retries re-runs a failed step. " +
 		"Independent shell steps run at the same time, tool steps one at a time. " +
-		"submit-plan, switch-driver, pull-artifact, remove-artifact, call-member and end-without-answer cannot be plan steps."
+		capsuleHint(t.cfg.Capsules) +
+		"submit-plan, switch-driver, pull-artifact, remove-artifact, call-member, end-without-answer and delegate-task cannot be plan steps."
 	return tool.Spec{Name: tool.NameSubmitPlan, Description: desc, InputSchema: json.RawMessage(planSchema), Kind: tool.KindRuntime}
 }
 

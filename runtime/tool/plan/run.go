@@ -206,9 +206,12 @@ func (r *planRun) worker(ctx context.Context, s *planStep) settleMsg {
 		if attempts > 1 {
 			r.writeStepStart(s, attempts)
 		}
-		if s.kind() == "tool" {
+		switch s.kind() {
+		case "tool":
 			last = r.toolStep(ctx, s)
-		} else {
+		case "capsule":
+			last = r.capsuleStep(ctx, s)
+		default:
 			last = r.shellStep(ctx, s)
 		}
 		if last.err == "" {

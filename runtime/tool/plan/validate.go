@@ -33,7 +33,7 @@ func (t *planTool) validate(steps []*planStep) string {
 		},
 		t.checkTool,
 		t.checkShell,
-		checkCapsule,
+		t.checkCapsule,
 		func(s *planStep) string { return checkRefs(s, ids, false) },
 		func(s *planStep) string { return checkRefs(s, ids, true) },
 		func(s *planStep) string {
@@ -86,14 +86,19 @@ func (t *planTool) checkShell(s *planStep) string {
 	return ""
 }
 
-func checkCapsule(s *planStep) string {
+// checkCapsule refuses a capsule step whose input is no task, or whose
+// capsule capabilities.spawn.allow does not list (PLAN-2, PLAN-5).
+func (t *planTool) checkCapsule(s *planStep) string {
 	if s.kind() != "capsule" {
 		return ""
 	}
 	if !capsuleInputOK(s.Input) {
 		return planCapsuleInput(s.ID)
 	}
-	return planCapsuleNotAllowed(s.ID, s.Capsule)
+	if _, ok := t.capsuleVersion(s.Capsule); !ok || t.cfg.Capsules == nil {
+		return planCapsuleNotAllowed(s.ID, s.Capsule)
+	}
+	return ""
 }
 
 // capsuleInputOK reports whether a capsule step's input is its task: a

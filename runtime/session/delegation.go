@@ -1,0 +1,113 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-go/mur/runtime/spawn"
+	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/delegate"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// BySpawner is SES-5's cancel reason when the spawner lifeline closes
+// (tools.md DLG-6; ours): `canceled: spawner ended`.
+const BySpawner = "spawner ended"
+
+// SpawnerEndedNotice is the stderr line a delegated child prints when its
+// spawner lifeline closes, after writing spawner_ended (ours, as LIFE-3's).
+const SpawnerEndedNotice = "[capsule-runtime] spawner lifeline closed — the capsule that delegated to this one has ended; cancelling live tasks and ending the session"
+
+// spawnerExitGrace is how long after its spawner lifeline closed a child
+// exits with 143 wherever its teardown is (as formations.md LIFE-4).
+const spawnerExitGrace = 20 * time.Second
+
+// Hub is the session's children (tools.md DLG), for the door's
+// door.Completions; nil when the capsule declares no capabilities.spawn.allow.
+func (s *Session) Hub() *spawn.Hub { return s.hub }
+
+// buildDelegation makes the session's Hub when capabilities.spawn.allow is
+// non-empty, and delegate-task on it (DLG-1); submit-plan's capsule steps
+// use the same Hub (PLAN-6). It returns the tools it adds.
+func (s *Session) buildDelegation() map[string]tool.Tool {
+	sp := s.m.Capabilities.Spawn
+	if sp == nil || len(sp.Refs) == 0 {
+		return nil
+	}
+	mur := s.cfg.Mur
+	if mur == "" {
+		mur, _ = os.Executable()
+	}
+	depth, formationID := 0, ""
+	if s.l.Link != nil {
+		depth = s.l.Link.Depth
+	}
+	if s.l.Member != nil {
+		formationID = s.l.Member.FormationID
+	}
+	hub, err := spawn.New(spawn.Config{
+		Mur: mur, Parent: s.m, SessionID: s.id, URL: s.url, Workdir: s.workdir, Cwd: s.l.Opts.Cwd,
+		Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, Depth: depth, FormationID: formationID,
+		Deadline: s.deadline, Getenv: s.l.Opts.Getenv, LogsDir: s.logsDir,
+	})
+	if err != nil {
+		s.bootstrap(fmt.Sprintf("delegation is unavailable: %v\n", err))
+		return nil
+	}
+	s.hub = hub
+	t, err := delegate.New(delegate.Config{Hub: hub, Allow: sp.Refs, Deadline: s.delegationDeadline()})
+	if err != nil {
+		s.bootstrap(fmt.Sprintf("delegate-task is unavailable: %v\n", err))
+		return nil
+	}
+	return map[string]tool.Tool{tool.NameDelegateTask: t}
+}
+
+// delegationDeadline is lifecycle.delegation_deadline_secs, after
+// MURMUR_DELEGATION_TIMEOUT_SECS (CALL-5, DLG-5).
+func (s *Session) delegationDeadline() time.Duration {
+	return time.Duration(s.m.Lifecycle.DelegationDeadlineSecs) * time.Second
+}
+
+// spawnerEnded is DLG-6: spawner_ended first, the stderr notice, the exit
+// timer, then the wind-down of a first SIGTERM. Nothing happens when the
+// session is already winding down.
+func (s *Session) spawnerEnded(link *spawn.Link) {
+	if s.stopping() {
+		return
+	}
+	_, _ = s.tr.Write(trace.SpawnerEnded{SpawnedBy: link.SessionID, DelegationID: link.DelegationID})
+	fmt.Fprintln(s.cfg.Stderr, SpawnerEndedNotice)
+	if exit := s.l.Exit; exit != nil {
+		time.AfterFunc(spawnerExitGrace, func() { exit(143) })
+	}
+	s.stop(BySpawner, true)
+}
+
+// reportCompletion is DLG-7 at the session's end: a delegated child copies
+// its last result into its runtime directory, writes completion.json in its
+// records directory and posts it to its parent's door.
+func (s *Session) reportCompletion(res Result) {
+	link := s.l.Link
+	c := spawn.Completion{CapsuleName: s.m.Name, CapsuleVersion: s.m.Version, SessionID: s.id,
+		Status: spawn.StatusOK, Workdir: s.workdir, DurationMS: elapsedMS(s.start, s.now())}
+	if res.ExitStatus != StatusOK {
+		c.Status = spawn.StatusError
+		c.Detail = "session ended " + res.ExitStatus
+		if r := BareReason(res.Text); r != "" {
+			c.Detail += ": " + r
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(s.recordsDir, "out", "result.txt")); err == nil {
+		if err := os.WriteFile(filepath.Join(s.workdir, spawn.ResultPath(s.id)), b, 0o600); err == nil {
+			c.ResultPath = spawn.ResultPath(s.id)
+		}
+	}
+	if err := link.Report(context.Background(), s.recordsDir, c); err != nil {
+		s.bootstrap(fmt.Sprintf("completion for delegation %s: %v\n", link.DelegationID, err))
+	}
+}

@@ -1,0 +1,335 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
+)
+
+// mur is the real binary, built once by TestMain.
+var mur string
+
+func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &mur)) }
+
+// world is one test's directory: the parent capsules live under dir (each
+// its own project), sub-capsules are installed into home's global store.
+type world struct {
+	dir, home string
+	env       []string // extra environment for mur
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	root := testmur.TempDir(t)
+	w := &world{dir: filepath.Join(root, "w"), home: filepath.Join(root, "home")}
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) environ() []string { return testmur.Env(w.home, w.env...) }
+
+// write writes a file under the world's directory.
+func (w *world) write(t testing.TB, rel, text string) string {
+	t.Helper()
+	path := filepath.Join(w.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// capsule is one capsule: caps is its capabilities block's body (indented
+// two spaces), extra more top-level blocks, script its scripted driver's.
+type capsule struct {
+	name, caps, extra, script string
+	maxTurns                  int // 0 means 8
+}
+
+// manifest is c's murmur.yaml.
+func (c capsule) manifest() string {
+	turns := c.maxTurns
+	if turns == 0 {
+		turns = 8
+	}
+	caps := ""
+	if c.caps != "" {
+		caps = "capabilities:\n" + c.caps
+	}
+	return fmt.Sprintf("name: %s\nversion: \"0.1.0\"\ninference:\n  driver:\n    kind: scripted\n    script: script.yaml\n  max_turns: %d\n%s%strace:\n  capture: content\n",
+		c.name, turns, caps, c.extra)
+}
+
+// put writes c under <dir>/<name>/ and returns that directory.
+func (w *world) put(t testing.TB, c capsule) string {
+	t.Helper()
+	w.write(t, c.name+"/murmur.yaml", c.manifest())
+	w.write(t, c.name+"/script.yaml", c.script)
+	return filepath.Join(w.dir, c.name)
+}
+
+// install puts each capsule and installs it into the global store (mur
+// install -g, capsule.md CLI-6): where a parent's children come from.
+func (w *world) install(t testing.TB, caps ...capsule) {
+	t.Helper()
+	for _, c := range caps {
+		dir := w.put(t, c)
+		cmd := exec.Command(mur, "install", "-g", dir)
+		cmd.Dir, cmd.Env = w.dir, w.environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mur install -g %s: %v\n%s", c.name, err, out)
+		}
+	}
+}
+
+// readiness is mur run's --json line (capsule.md CLI-4).
+type readiness struct {
+	URL        string `json:"url"`
+	PID        int    `json:"pid"`
+	RecordsDir string `json:"records_dir"`
+	SessionID  string `json:"session_id"`
+	Workdir    string `json:"workdir"`
+}
+
+// command is `mur run --capsule <dir> --json args…` in a session of its own,
+// so that every process it starts can be found (noneLeft).
+func (w *world) command(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(mur, append([]string{"run", "--capsule", dir, "--json"}, args...)...)
+	cmd.Dir, cmd.Env = w.dir, w.environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
+// run runs the parent capsule in dir with task to its end and proves it
+// left no process behind.
+func (w *world) run(t testing.TB, dir, task string, args ...string) (r readiness, stderr string, code int) {
+	t.Helper()
+	cmd := w.command(dir, append([]string{"--task", task}, args...)...)
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("readiness line %q (exit %d, stderr %s): %v", stdout, code, stderr, err)
+	}
+	return r, stderr, code
+}
+
+// records reads a session's trace.jsonl, every line checked against its
+// record type (runtime/trace/tracetest).
+var records = tracetest.Records
+
+// of decodes a trace's records of type T, in file order.
+func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
+	t.Helper()
+	return tracetest.OfType[T](t, recs)
+}
+
+// toolOutputs are the contents the model got for each call of tool, in
+// order (tool_call.output under trace.capture: content).
+func toolOutputs(t testing.TB, recs []trace.Line, tool string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range of[trace.ToolCall](t, recs) {
+		if r.ToolName != tool {
+			continue
+		}
+		s := ""
+		if r.Output != nil {
+			s = *r.Output
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// continuation returns the user message the inference right after the
+// n-th task_continued sent (from the blobs trace.capture: content writes):
+// the continuation exactly as the next inference saw it (RND-2).
+func continuation(t testing.TB, dir string, n int) string {
+	t.Helper()
+	recs := records(t, dir)
+	seen := 0
+	for i, r := range recs {
+		if r.EventType != "task_continued" {
+			continue
+		}
+		if seen++; seen < n {
+			continue
+		}
+		for _, next := range recs[i+1:] {
+			inf, err := trace.As[trace.Inference](next)
+			if err != nil || inf.Capture == nil {
+				continue
+			}
+			shas := inf.MessageSHAs
+			b, err := os.ReadFile(filepath.Join(dir, "blobs", shas[len(shas)-1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				Role   string `json:"role"`
+				Blocks []struct {
+					Text string `json:"text"`
+				} `json:"blocks"`
+			}
+			if err := json.Unmarshal(b, &m); err != nil || m.Role != "user" || len(m.Blocks) != 1 {
+				t.Fatalf("continuation message %s: %v", b, err)
+			}
+			return m.Blocks[0].Text
+		}
+	}
+	t.Fatalf("no inference after task_continued %d in %s", n, dir)
+	return ""
+}
+
+// childRecords is the records directory of a parent's child, found by the
+// child's session id under MURMUR_HOME (SES-3: records/<workdir>/<ses>).
+func (w *world) childRecords(t testing.TB, childWorkdir, ses string) string {
+	t.Helper()
+	dir := filepath.Join(w.home, "records", strings.TrimPrefix(childWorkdir, "/"), ses)
+	if _, err := os.Stat(filepath.Join(dir, "trace.jsonl")); err != nil {
+		t.Fatalf("child records: %v", err)
+	}
+	return dir
+}
+
+var ids = regexp.MustCompile(`(dlg|ses|tsk|mcl|msg|ctx)_[0-9a-f]{32}|[a-z][a-z0-9]*-[0-9a-f]{16}`)
+
+// normalise replaces ids and child directory names by <dlg_1>, <ses_1> …
+// in order of first appearance, so texts compare with golden files.
+func normalise(s string) string {
+	seen := map[string]string{}
+	n := map[string]int{}
+	return ids.ReplaceAllStringFunc(s, func(id string) string {
+		if r, ok := seen[id]; ok {
+			return r
+		}
+		kind := id[:strings.IndexAny(id, "_-")]
+		n[kind]++
+		seen[id] = fmt.Sprintf("<%s_%d>", kind, n[kind])
+		return seen[id]
+	})
+}
+
+var durations = regexp.MustCompile(`duration_ms: [0-9]+`)
+
+// normaliseIn is normalise with the parent's workdir read as <workdir> and
+// durations as <n>.
+func normaliseIn(s, workdir string) string {
+	s = strings.ReplaceAll(s, workdir, "<workdir>")
+	return normalise(durations.ReplaceAllString(s, "duration_ms: <n>"))
+}
+
+// noneLeft fails unless no live process remains in session sid. A process
+// just killed (a grandchild's parent-death signal) may take a moment to go,
+// and no event reports a stranger's exit: it is looked at again for up to
+// 10 s.
+func noneLeft(t testing.TB, sid int) {
+	t.Helper()
+	if left := gone(sid, 10*time.Second); len(left) > 0 {
+		t.Errorf("processes left behind in mur's session: %s", strings.Join(left, "; "))
+	}
+}
+
+// goneWithin polls until no process of session sid is left, failing after d
+// (a bound the spec gives, never a wait for a result).
+func goneWithin(t testing.TB, sid int, d time.Duration) {
+	t.Helper()
+	if left := gone(sid, d); len(left) > 0 {
+		t.Fatalf("still running %s later: %s", d, strings.Join(left, "; "))
+	}
+}
+
+// gone polls session sid every 20 ms until none of its processes is left
+// (nil) or d has passed (what is left).
+func gone(sid int, d time.Duration) []string {
+	deadline := time.After(d)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		left := inSession(sid)
+		if len(left) == 0 {
+			return nil
+		}
+		select {
+		case <-deadline:
+			return left
+		case <-tick.C:
+		}
+	}
+}
+
+// inSession lists the live processes of session sid.
+func inSession(sid int) []string {
+	var left []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
+		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && f[0] != "Z" && testmur.Alive(pid) {
+			left = append(left, string(b[:i+1]))
+		}
+	}
+	return left
+}
+
+// decodeInto reads one JSON line into v.
+func decodeInto(line string, v any) bool { return json.Unmarshal([]byte(line), v) == nil }
+
+// readLine reads one line from the named pipe at path: it blocks until a
+// writer (a child's shell command) opens it, and reads the whole line, so
+// the writer never meets a closed pipe.
+func readLine(t testing.TB, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// waitFor polls cond every 20 ms until it holds, failing after d: for a
+// state of another process that no event reports (a line in its trace).
+func waitFor(t testing.TB, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.After(d)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			t.Fatalf("condition not met within %s", d)
+		case <-tick.C:
+		}
+	}
+}
