@@ -17,6 +17,9 @@ type credentialsLine struct {
 	Launcher    launcherRef       `json:"launcher"`
 	Callees     []string          `json:"callees"` // roster order (ours)
 	Tokens      map[string]string `json:"tokens"`  // callee → member token
+	// Cancel is the roster's cancel option, only when cascade (ours, issue
+	// 12): absent keeps the line exactly as before.
+	Cancel string `json:"cancel,omitempty"`
 }
 
 type launcherRef struct {
@@ -35,11 +38,15 @@ type address struct {
 	SessionID string `json:"session_id"`
 }
 
-// firstLine is member m's credentials line (CHAN-2), '\n'-terminated.
-func (c *credentials) firstLine(m *roster.Admitted, pid int, start string) []byte {
+// firstLine is member m's credentials line (CHAN-2), '\n'-terminated;
+// cancel is the roster's cancel option.
+func (c *credentials) firstLine(m *roster.Admitted, cancel string, pid int, start string) []byte {
 	l := credentialsLine{Type: "credentials", FormationID: c.formationID, Member: m.Name,
 		VerifyKey: c.verifyKey(), Launcher: launcherRef{PID: pid, ProcessStart: start},
 		Callees: append([]string{}, m.Callees...), Tokens: make(map[string]string, len(m.Callees))}
+	if cancel == roster.CancelCascade {
+		l.Cancel = cancel
+	}
 	for _, callee := range m.Callees {
 		l.Tokens[callee] = string(c.member[m.Name][callee])
 	}

@@ -92,7 +92,7 @@ func (l *launch) newProc(m *roster.Admitted, entry bool, dir string) (*proc, err
 		p.chW.Close()
 		return nil, fmt.Errorf("lifeline pipe: %w", err)
 	}
-	if _, err := p.chW.Write(l.creds.firstLine(m, l.pid, l.procStart)); err != nil {
+	if _, err := p.chW.Write(l.creds.firstLine(m, l.f.Roster.Cancel, l.pid, l.procStart)); err != nil {
 		p.closeAll()
 		return nil, fmt.Errorf("channel first line: %w", err)
 	}

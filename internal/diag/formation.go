@@ -132,6 +132,7 @@ var rosKeyHints = map[string]string{
 	"reachability":        "write reachability: all, or a list of rules such as - {from: <member>, to: [<member>]}",
 	"reachability[].from": "write from: <member>, the member that calls",
 	"reachability[].to":   "write to: [<member>, …], the members that from may call",
+	"cancel":              "write cancel: cascade to cancel a member's task when its caller's task ends without its answer, or cancel: off (the default)",
 }
 
 var rosIndex = regexp.MustCompile(`\[\d+\]`)

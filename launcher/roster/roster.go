@@ -33,7 +33,20 @@ type Roster struct {
 	// All is true for `reachability: all` (ROS-4); Rules is then empty.
 	All   bool
 	Rules []Rule
+	// Cancel is the roster's cancel option (ours, issue 12): CancelOff, the
+	// default, or CancelCascade.
+	Cancel string
 }
+
+// The values of cancel. Under cascade, a calling task that ends without
+// having the answers of its member calls delivered has the runtime cancel
+// every member task it started that is still live, and each such member
+// does likewise (docs/roster.md). Under off a member's task is left
+// running, as formations.md §16 says.
+const (
+	CancelOff     = "off"
+	CancelCascade = "cascade"
+)
 
 // Member is one members[] entry (ROS-2).
 type Member struct {

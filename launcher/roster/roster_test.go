@@ -370,3 +370,28 @@ func TestLoadShape(t *testing.T) {
 	}
 	golden.Check(t, "load-shape", b.String())
 }
+
+// TestLoadCancel is the roster's cancel option (ours, issue 12): off when
+// absent or empty, off and cascade as written, anything else E-ROS-001 at
+// its line and column.
+func TestLoadCancel(t *testing.T) {
+	t.Parallel()
+	base := "roster_version: 1\nmembers:\n  - name: a\n    capsule: a\n    version: '1'\n    entry: true\n"
+	for text, want := range map[string]string{base: CancelOff, base + "cancel:\n": CancelOff,
+		base + "cancel: off\n": CancelOff, base + "cancel: cascade\n": CancelCascade} {
+		r, err := Load(writeRoster(t, text))
+		if err != nil || r.Cancel != want {
+			t.Errorf("Load(%q) = %+v, %v; want cancel %s", text, r, err, want)
+		}
+	}
+	var b strings.Builder
+	for _, text := range []string{base + "cancel: always\n", base + "cancel: [cascade]\n", base + "cancel: true\n", base + "cancels: cascade\n"} {
+		_, err := Load(writeRoster(t, text))
+		d, ok := diag.As(err)
+		if !ok || d.Code != diag.EROS001 {
+			t.Fatalf("Load(%q) = %v, want E-ROS-001", text, err)
+		}
+		fmt.Fprintf(&b, "== %q\n%s", text, d.Render())
+	}
+	golden.Check(t, "load-cancel", b.String())
+}

@@ -35,7 +35,7 @@ var memberName = regexp.MustCompile(memberNameSyntax)
 // order E-ROS-001's unknown-key message lists them. fields reads its keys
 // from here, so Keys lists exactly what parse accepts.
 var mappings = map[string][]string{
-	"":               {"roster_version", "members", "reachability"},
+	"":               {"roster_version", "members", "reachability", "cancel"},
 	"members[]":      {"name", "capsule", "version", "entry"},
 	"reachability[]": {"from", "to"},
 }
@@ -102,7 +102,26 @@ func parse(data []byte) (*Roster, error) {
 	if r.All, r.Rules, err = parseReachability(top["reachability"]); err != nil {
 		return nil, err
 	}
+	if r.Cancel, err = parseCancel(top["cancel"]); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// parseCancel reads cancel (ours, issue 12): off (the default, also when
+// absent) or cascade.
+func parseCancel(n *yaml.Node) (string, error) {
+	if isNull(n) {
+		return CancelOff, nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		return "", shape(n, "cancel", "", "must be off or cascade")
+	}
+	switch n.Value {
+	case CancelOff, CancelCascade:
+		return n.Value, nil
+	}
+	return "", shape(n, "cancel", "", fmt.Sprintf("'%s' is not one of off, cascade", n.Value))
 }
 
 // isNull reports whether n is absent or written with no value (ROS-3).
