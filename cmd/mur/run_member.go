@@ -22,6 +22,7 @@ func wireMember(l *session.Launch) error {
 		Directory: m,
 		Allow:     l.Manifest.Capabilities.Network.Allow,
 		Deadline:  time.Duration(l.Manifest.Lifecycle.DelegationDeadlineSecs) * time.Second,
+		Cascade:   m.Cascade,
 	})
 	if err != nil {
 		return err

@@ -37,7 +37,13 @@ type credentialsLine struct {
 	Launcher    *Launcher         `json:"launcher"`
 	Callees     []string          `json:"callees"`
 	Tokens      map[string]string `json:"tokens"`
+	// Cancel is the roster's cancel option (ours, issue 12): "cascade", or
+	// absent for off.
+	Cancel string `json:"cancel"`
 }
+
+// cancelCascade is the one value the channel's cancel carries.
+const cancelCascade = "cascade"
 
 // addressesLine is an address line (CHAN-3).
 type addressesLine struct {
@@ -136,6 +142,8 @@ func (c *credentialsLine) fault() string {
 		return "launcher does not name a process"
 	case len(c.Tokens) != len(c.Callees):
 		return "tokens and callees do not name the same members"
+	case c.Cancel != "" && c.Cancel != cancelCascade:
+		return fmt.Sprintf("cancel is '%s', not '%s'", c.Cancel, cancelCascade)
 	}
 	seen := make(map[string]bool, len(c.Callees))
 	for _, callee := range c.Callees {

@@ -44,6 +44,10 @@ type Member struct {
 	PublicKey ed25519.PublicKey
 	Launcher  Launcher
 	Callees   []string // roster order (TRC-1 formation_callees)
+	// Cascade is the roster's cancel: cascade (ours, issue 12): when a task
+	// of this member ends without the answers of its member calls
+	// delivered, call-member cancels the member tasks it left live.
+	Cascade bool
 	// Lifeline is true when the member holds a lifeline (FCLI-5
 	// formation_lifeline); Ended is then closed at its EOF.
 	Lifeline bool
@@ -168,6 +172,7 @@ func (m *Member) readCredentials(ctx context.Context, fd int) error {
 	m.channel = f
 	m.Name, m.PublicKey, m.Launcher, m.Callees = c.Member, key, *c.Launcher, c.Callees
 	m.tokens = c.Tokens
+	m.Cascade = c.Cancel == cancelCascade
 	m.wg.Go(func() { m.readAddresses(br) })
 	return nil
 }

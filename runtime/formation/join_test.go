@@ -179,6 +179,11 @@ func TestJoinFirstLine(t *testing.T) {
 			c.Tokens["worker"] = l.token(t, credential.MemberClaims(l.id, "lead", "coder"))
 			write(t, w, c)
 		}, "its token for 'worker' was not issued by formation " + l.id + " to 'lead' for 'worker'"},
+		{"unknown cancel", func(t *testing.T, w *os.File) {
+			c := l.line(t)
+			c.Cancel = "always"
+			write(t, w, c)
+		}, "its first line is not a valid credentials object: cancel is 'always', not 'cascade'"},
 		{"launcher token", func(t *testing.T, w *os.File) {
 			c := l.line(t)
 			c.Tokens["worker"] = l.token(t, credential.LauncherClaims(l.id, []string{"worker"}))
@@ -354,5 +359,25 @@ func TestTexts(t *testing.T) {
 	}
 	if LifelineClosedNotice != "[capsule-runtime] formation lifeline closed — the formation has ended; cancelling live tasks and ending the session" {
 		t.Error("LIFE-3 text changed")
+	}
+}
+
+// TestJoinCascade: the first line's "cancel": "cascade" (ours, issue 12)
+// reaches the member as Cascade; without it the member never cascades.
+func TestJoinCascade(t *testing.T) {
+	l := newLaunch(t)
+	for _, cancel := range []string{"", "cascade"} {
+		fd, w := testmur.Pipe(t)
+		c := l.line(t)
+		c.Cancel = cancel
+		write(t, w, c)
+		m, err := join(context.Background(), env(map[string]string{EnvID: l.id, EnvChannel: strconv.Itoa(fd)}), short)
+		if err != nil {
+			t.Fatalf("Join(cancel %q) = %v", cancel, err)
+		}
+		if m.Cascade != (cancel == "cascade") {
+			t.Errorf("Join(cancel %q).Cascade = %v", cancel, m.Cascade)
+		}
+		m.Close()
 	}
 }

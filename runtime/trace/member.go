@@ -32,6 +32,10 @@ type MemberCall struct {
 	Output       string `json:"output"` // cut at 64 KiB
 	Truncated    bool   `json:"truncated"`
 	Delivered    bool   `json:"delivered"`
+	// CascadeCanceled: the calling task ended with this call undelivered and
+	// cancel: cascade had its member task canceled (ours, issue 12); absent
+	// otherwise, so a roster without it writes the record as before.
+	CascadeCanceled bool `json:"cascade_canceled,omitzero"`
 }
 
 func (MemberCallBusy) EventType() string  { return "member_call_busy" }

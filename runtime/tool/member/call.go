@@ -132,6 +132,9 @@ func (s *callSet) offer(abandon context.Context, c *call, trust string) offerAns
 // cancelTask sends CancelTask for a task the member took just after the
 // calling task ended (CALL-9); its answer changes nothing.
 func (s *callSet) cancelTask(c *call, taskID string) {
+	s.mu.Lock()
+	c.canceled = true
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timing.Request)
 	defer cancel()
 	_, _ = c.cl.CancelTask(ctx, a2a.CancelTaskRequest{ID: a2a.TaskID(taskID)})

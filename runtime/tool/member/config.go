@@ -79,6 +79,12 @@ type Config struct {
 	Timing Timing
 	// HTTPClient sends every request; nil means a client of its own.
 	HTTPClient *http.Client
+	// Cascade is the roster's cancel: cascade (ours, issue 12): when the
+	// calling task ends with a call's outcome undelivered, the call set
+	// sends CancelTask for the member's task if it may still be live, and
+	// its member_call says cascade_canceled. False keeps CALL-9/CALL-10:
+	// a member's task is left running.
+	Cascade bool
 }
 
 // Tools returns call-member and end-without-answer by name, for

@@ -27,6 +27,8 @@ type call struct {
 	arrival    int // arrival order, from 1
 	accounted  bool
 	end        ending
+	canceled   bool // a CancelTask was sent for memberTask (CALL-9, cascade)
+	cascaded   bool // cancel: cascade canceled memberTask (member_call cascade_canceled)
 }
 
 // ending is how a call ended (CALL-7, CALL-9, CALL-10).
@@ -150,7 +152,7 @@ func (s *callSet) account(c *call, delivered bool, status string) tool.Rec {
 func (s *callSet) memberCallRec(c *call, delivered bool) tool.Rec {
 	return tool.Rec{Record: trace.MemberCall{TaskID: s.ts.ID, CallID: c.id, Member: c.member, MemberTaskID: c.memberTask,
 		Status: c.end.status, DurationMS: c.end.at.Sub(c.start).Milliseconds(),
-		Output: c.end.output, Truncated: c.end.truncated, Delivered: delivered}}
+		Output: c.end.output, Truncated: c.end.truncated, Delivered: delivered, CascadeCanceled: c.cascaded}}
 }
 
 // write writes a record from c's goroutine (member_call_busy,
@@ -248,6 +250,9 @@ func (s *callSet) Abandon() []tool.Rec {
 		stop()
 	}
 	s.wg.Wait()
+	if s.cfg.Cascade {
+		s.cascade()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var recs []tool.Rec

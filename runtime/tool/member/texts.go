@@ -125,6 +125,12 @@ func outputAbandonedHeld(member string) string {
 	return "the calling task ended before " + member + "'s answer arrived; " + member + " was not cancelled and may still be working"
 }
 
+// outputCascaded is an abandoned held call's output once cancel: cascade
+// canceled the member's task (ours, issue 12).
+func outputCascaded(member string) string {
+	return "the calling task ended before " + member + "'s answer arrived; " + member + "'s task was canceled (cancel: cascade)"
+}
+
 func outputTimedOut(member string, deadlineSecs int) string {
 	return fmt.Sprintf("%s did not answer within %ds. Its task was not cancelled — a call that runs out its bound leaves the task it handed over running — and %s may still be working on it", member, deadlineSecs, member)
 }

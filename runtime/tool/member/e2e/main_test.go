@@ -178,7 +178,13 @@ type launch struct {
 // start launches the roster with --json and the task, and reads both lines.
 func (p *project) start(t testing.TB, task string) *launch {
 	t.Helper()
-	cmd := exec.Command(mur, "run", "--roster", ".", "--json", "--task", task)
+	return p.launch(t, "--task", task)
+}
+
+// launch launches the roster with --json and args, and reads both lines.
+func (p *project) launch(t testing.TB, args ...string) *launch {
+	t.Helper()
+	cmd := exec.Command(mur, append([]string{"run", "--roster", ".", "--json"}, args...)...)
 	cmd.Dir, cmd.Env = p.dir, p.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	l := &launch{p: p, cmd: cmd, lines: make(chan string, 4), done: make(chan struct{})} // lines: the two --json lines, never more
