@@ -176,3 +176,21 @@ func TestSubscribeWhileAsking(t *testing.T) {
 		t.Errorf("stream = %v, want %v", kinds, want)
 	}
 }
+
+// TestMemberReplies is AUTH-6 for a reply: a formation caller's member token
+// may answer the question of a task its member started, and the reply names
+// it (input_reply caller_member, INP-10); the runtime's own client never
+// sends one (INP-11).
+func TestMemberReplies(t *testing.T) {
+	r := newReg(t, ModeSingle, 0, nil)
+	lead := Caller{Credential: "member:lead", Member: "lead"}
+	tk := send(t, r, lead, "one")
+	run := next(t, r)
+	run.AskInput("q")
+	if _, err := reply(r, lead, tk.ID, "", "from lead"); err != nil {
+		t.Fatalf("the starting member's reply: %v", err)
+	}
+	if rp := <-run.Replies(); rp.Caller.Member != "lead" || a2a.Text(rp.Message.Parts) != "from lead" {
+		t.Errorf("reply = %+v", rp)
+	}
+}
