@@ -333,3 +333,6 @@ func waitFor(t testing.TB, d time.Duration, cond func() bool) {
 		}
 	}
 }
+
+// setsid puts a command in a session of its own (noneLeft).
+func setsid() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
