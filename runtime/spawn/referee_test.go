@@ -73,7 +73,7 @@ func TestWithin_DLG2(t *testing.T) {
 	}
 }
 
-// TestEnvelopeEnvAllow_DLG2: the env axis (process.md PROC-3) holds every
+// TestEnvelopeEnvAllow_DLG2: the env axis (capabilities.env.allow) holds every
 // child name to the parent's list; the first fault is named.
 func TestEnvelopeEnvAllow_DLG2(t *testing.T) {
 	t.Parallel()
