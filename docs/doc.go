@@ -3,8 +3,9 @@
 // key), view.md (mur view's flags, --json line, HTTP endpoints and JSON
 // fields; internal/view's TestWireReference keeps it true), json.md (every
 // command's --json document; cmd/mur's TestJSONReference keeps it true),
-// door.md (the door's load bounds: connections, body budget, deadlines) and
-// requirements.md (every requirement ID the code cites, with a one-line
+// door.md (the door's load bounds: connections, body budget, deadlines),
+// delegation.md (a sub-capsule's referee, process, environment,
+// completion.json and records) and requirements.md (every requirement ID the code cites, with a one-line
 // summary). It has no code; its tests keep the reference true:
 //
 //   - TestManifestReference and TestRosterReference compare the keys the
@@ -12,6 +13,8 @@
 //     (manifest.Keys, roster.Keys), and the diagnostic codes it names with
 //     those internal/diag declares;
 //   - TestDoorReference checks door.md's defaults against the door's;
+//   - TestDelegationReference checks delegation.md's tables against
+//     spawn.Completion and the delegation record types;
 //   - TestRequirementIndex compares the index with the requirement IDs
 //     cited in the tree's Go files.
 //
