@@ -241,7 +241,7 @@ func memberEnding(r *running.Record, alive map[string]bool) string {
 			switch l.EventType {
 			case "formation_ended":
 				formationEnded = true
-			case "spawner_ended": // a delegated child's (formations.md FCLI-6); no type in this build
+			case "spawner_ended": // a delegated child's (formations.md FCLI-6; tools.md DLG-6)
 				spawnerEnded = true
 			case "session_end":
 				se, err := trace.As[trace.SessionEnd](l)

@@ -173,3 +173,31 @@ rules:
 		t.Errorf("delegation = %+v", d)
 	}
 }
+
+// TestAuthenticatedChild_DLG3: a child whose door is authenticated is still
+// handed its task, and read by a plan step's GetTask, with the token its
+// parent handed it on the lifeline — which no running record, argv or file
+// of the child carries.
+func TestAuthenticatedChild_DLG3(t *testing.T) {
+	w := newWorld(t)
+	w.install(t, capsule{name: "guarded", extra: "network:\n  authentication:\n    scheme: bearer\n",
+		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - text: \"GUARDED answers {{task}}\"\n"})
+	dir := w.put(t, capsule{name: "planner", caps: "  plan:\n    submit: true\n  spawn:\n    allow: [local/guarded@0.1.0]\n",
+		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: submit-plan, input: {id: p, steps: [{id: g, capsule: guarded, input: secret-work}]}}]\n      - tool_calls: [{name: delegate-task, input: {capsule: guarded, version: \"0.1.0\", task: again}}]\n      - text: waiting\n      - text: DONE\n"})
+	r, stderr, code := w.run(t, dir, "go")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	rep := readReport(t, toolOutputs(t, recs, "submit-plan")[0])
+	if len(rep.Steps) != 1 || rep.Steps[0].Output == nil || *rep.Steps[0].Output != "GUARDED answers secret-work" {
+		t.Errorf("plan report = %+v", rep)
+	}
+	var outcomes []string
+	for _, d := range of[trace.Delegation](t, recs) {
+		outcomes = append(outcomes, d.Outcome)
+	}
+	if got := strings.Join(outcomes, ","); got != "completed,ok" {
+		t.Errorf("delegation outcomes = %s", got)
+	}
+}
