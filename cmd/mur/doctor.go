@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 )
@@ -223,6 +224,7 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 		}
 	}
 
+	r.checkContainment(path, m.Capabilities.Containment)
 	r.checkDoor(bind, m.Network.InternalPort)
 
 	if d := m.MurVersionWarning(version); d != nil {
@@ -233,6 +235,24 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 	}
 	if !isLoopback(bind) && m.Network.Authentication == nil {
 		r.warnings = append(r.warnings, diag.SecOpenDoor(bind))
+	}
+}
+
+// checkContainment reports the class the capsule's tool processes would run
+// under (issue 9): scoped where the kernel offers Landlock, unless the
+// manifest asks for advisory; scoped asked of a kernel without it is
+// E-CAP-003, as mur run refuses it.
+func (r *doctorReport) checkContainment(file, declared string) {
+	abi, err := proc.LandlockABI()
+	switch {
+	case declared == proc.Advisory:
+		r.pass("containment advisory (declared)")
+	case err == nil:
+		r.pass(fmt.Sprintf("containment scoped (Landlock ABI %d)", abi))
+	case declared == proc.Scoped:
+		r.fail("containment scoped", diag.CapContainment(file, err.Error()), false)
+	default:
+		r.pass(fmt.Sprintf("containment advisory (no Landlock: %v)", err))
 	}
 }
 

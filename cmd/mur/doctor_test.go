@@ -97,8 +97,9 @@ func TestDoctorDoorCLI14(t *testing.T) {
 	out, errOut, code := e.mur(t, "proj", "doctor")
 	want := "✓ manifest " + e.root + "/proj/murmur.yaml\n" +
 		"✓ credential primary (none)\n" +
+		"✓ " + kernelContainment() + "\n" +
 		"✗ door 127.0.0.1:" + port + ": the door could not bind 127.0.0.1:" + port + ": address already in use\n" +
-		"\n2 checks passed, 1 error found.\n\n" +
+		"\n3 checks passed, 1 error found.\n\n" +
 		"Fix: free the port, or change network.internal_port or --port\n"
 	expect(t, "doctor with a taken port", out, errOut, code, want, "", 1)
 }

@@ -131,7 +131,7 @@ func TestJSONDoctor(t *testing.T) {
 	if code != 1 || errOut != "" {
 		t.Fatalf("doctor --json = %d, stderr %q; want 1", code, errOut)
 	}
-	jsonGolden(t, "doctor", out, map[string]string{"$ROOT": e.root})
+	jsonGolden(t, "doctor", out, map[string]string{"$ROOT": e.root, "containment $KERNEL": kernelContainment()})
 
 	if _, errOut, code := e.mur(t, "", "new", "--roster", "crew"); code != 0 {
 		t.Fatal(errOut)

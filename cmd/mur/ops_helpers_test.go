@@ -90,9 +90,9 @@ func (e *opsEnv) recordExists(ses string) bool {
 	return err == nil
 }
 
-// proc is a real long-running process a test owns; it is killed and reaped
+// fakeProc is a real long-running process a test owns; it is killed and reaped
 // when the test ends, and the test fails if it is still there.
-type proc struct {
+type fakeProc struct {
 	cmd    *exec.Cmd
 	start  string
 	exited chan struct{} // closed once the process has been reaped
@@ -101,13 +101,13 @@ type proc struct {
 
 // startProc starts `sh -c script` and reaps it as soon as it exits, so a
 // signalled process does not linger as a zombie of the test.
-func startProc(t *testing.T, script string) *proc {
+func startProc(t *testing.T, script string) *fakeProc {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, exited: make(chan struct{})}
+	p := &fakeProc{cmd: cmd, exited: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	start, err := running.StartTime(cmd.Process.Pid)
 	if err != nil {
@@ -124,11 +124,11 @@ func startProc(t *testing.T, script string) *proc {
 	return p
 }
 
-func (p *proc) pid() int { return p.cmd.Process.Pid }
+func (p *fakeProc) pid() int { return p.cmd.Process.Pid }
 
 // signaled waits for the process to be reaped and returns the signal that
 // ended it, or -1.
-func (p *proc) signaled() syscall.Signal {
+func (p *fakeProc) signaled() syscall.Signal {
 	<-p.exited
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {

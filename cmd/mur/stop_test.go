@@ -66,7 +66,7 @@ func (d *stopDoor) headers() []http.Header {
 
 // startReady starts `sh -c script` whose first stdout line says it is set
 // up, and waits for that line.
-func startReady(t *testing.T, script string) *proc {
+func startReady(t *testing.T, script string) *fakeProc {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	out, err := cmd.StdoutPipe()
@@ -76,7 +76,7 @@ func startReady(t *testing.T, script string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, exited: make(chan struct{})}
+	p := &fakeProc{cmd: cmd, exited: make(chan struct{})}
 	line, _ := bufio.NewReader(out).ReadString('\n')
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	t.Cleanup(func() {

@@ -15,6 +15,7 @@ const (
 	EMAN004     Code = "E-MAN-004" // ours (issue 9): a manifest over the size bound
 	ECAP001     Code = "E-CAP-001"
 	ECAP002     Code = "E-CAP-002"
+	ECAP003     Code = "E-CAP-003" // murmur's: the kernel cannot give the containment asked for (issue 9)
 	ECAP007     Code = "E-CAP-007"
 	ECAP008     Code = "E-CAP-008"
 	ECAP010     Code = "E-CAP-010"
@@ -148,6 +149,13 @@ func CapScopeRelative(scope string) *Diagnostic {
 // CapScopeEscape is E-CAP-002 for a scope escaping via "..".
 func CapScopeEscape(scope string) *Diagnostic {
 	return mk(ECAP002, fmt.Sprintf("invalid filesystem scope '%s': scope cannot escape the workdir via '..'", scope), hintInsidePath)
+}
+
+// CapContainment is E-CAP-003: capabilities.containment asks for scoped on
+// a kernel (or a platform) without Landlock; why says what the probe found.
+func CapContainment(file, why string) *Diagnostic {
+	return mk(ECAP003, fmt.Sprintf("%s: capabilities.containment: scoped needs Landlock, which this kernel does not offer: %s", file, why),
+		"run on Linux 5.13 or newer with Landlock enabled, or declare capabilities.containment: advisory")
 }
 
 // CapExportRoot is E-CAP-007; block is "files" or "peer_files".

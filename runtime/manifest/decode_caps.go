@@ -65,11 +65,13 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 			}
 		}},
 		{key: "install", fn: l.install},
+		// Issue 9: the containment class the capsule asks of the kernel;
+		// "sealed" (murmur's third class) is not built here.
+		{key: "containment", fn: func(d string, v *yaml.Node) { c.Containment, _ = l.enum(d, v, "advisory", "scoped") }},
 		// LATER blocks (capsule.md §1.3): accepted, ignored with W-SEC-019.
 		{key: "env", later: true, fn: noop},
 		{key: "limits", later: true, fn: noop},
 		{key: "resources", later: true, fn: noop},
-		{key: "containment", later: true, fn: noop},
 		{key: "state", later: true, fn: noop},
 		{key: "conversation", later: true, fn: noop},
 	})

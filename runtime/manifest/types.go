@@ -80,6 +80,9 @@ type Capabilities struct {
 	Plan       *Plan      // grants submit-plan when Submit
 	PeerFetch  *PeerFetch // LATER (tools.md PFILE)
 	Install    *Install   // grants pull-artifact and remove-artifact
+	// Containment is capabilities.containment: "advisory", "scoped", or ""
+	// when absent (the best the kernel offers; issue 9).
+	Containment string
 }
 
 // Shell is capabilities.shell: Allow is non-empty when the block exists.

@@ -12,7 +12,7 @@
 //	path, _ := proc.LookPath(argv[0], env)
 //	cmd := exec.Command(path, argv[1:]...)
 //	cmd.SysProcAttr = proc.SysProcAttr()
-//	p, err := proc.Start(cmd, &stdout, &stderr, time.Now)
+//	p, err := proc.Start(sb, cmd, &stdout, &stderr, time.Now)
 //	<-p.Done()
 //	code := proc.ExitCode(p.Cmd.ProcessState)
 package proc

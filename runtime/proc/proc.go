@@ -39,11 +39,11 @@ func (p *Proc) Exited() <-chan struct{} { return p.exited }
 // HeldOutputWait after the exit.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
-// Start starts cmd with its stdout and stderr copied to the two writers and
-// returns once it runs; now stamps the exit. Nothing of cmd's own stdio
-// fields may be set. Its two goroutines end by themselves once Done is
-// closed.
-func Start(cmd *exec.Cmd, stdout, stderr io.Writer, now func() time.Time) (*Proc, error) {
+// Start starts cmd through sb (nil: unconfined) with its stdout and stderr
+// copied to the two writers and returns once it runs; now stamps the exit.
+// Nothing of cmd's own stdio fields may be set. Its goroutines end by
+// themselves once Done is closed.
+func Start(sb *Sandbox, cmd *exec.Cmd, stdout, stderr io.Writer, now func() time.Time) (*Proc, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func Start(cmd *exec.Cmd, stdout, stderr io.Writer, now func() time.Time) (*Proc
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	waited, err := sb.Spawn(cmd)
 	// The child holds its own copies now (or never will).
 	outW.Close()
 	errW.Close()
@@ -74,7 +74,7 @@ func Start(cmd *exec.Cmd, stdout, stderr io.Writer, now func() time.Time) (*Proc
 		close(drained)
 	}()
 	go func() { // ends once the output is drained or given up, ≤ HeldOutputWait after the exit
-		err := cmd.Wait()
+		err := <-waited
 		p.ExitAt = now()
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) {

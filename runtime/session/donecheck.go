@@ -68,12 +68,10 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = proc.SysProcAttr()
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	done, err := s.shell.Sandbox.Spawn(cmd)
+	if err != nil {
 		return res("not_started", nil, nil)
 	}
-	done := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(done) }()
 	timer := time.NewTimer(time.Duration(timeoutSecs) * time.Second)
 	defer timer.Stop()
 	outcome := ""
@@ -88,7 +86,6 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
-	_ = waitErr
 	code := cmd.ProcessState.ExitCode()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		code = 128 + int(ws.Signal())

@@ -246,6 +246,7 @@ func (s *Session) end() Result {
 	for _, a := range s.works.Close() {
 		_, _ = s.tr.Write(trace.ShellAbandoned{WorkID: a.Work.ID, Binary: a.Work.Binary, Command: a.Work.Command, RunningMS: a.RunningMS})
 	}
+	s.sandbox.Close() // every command it started has been killed and reaped
 	s.mu.Lock()
 	res := Result{ExitStatus: StatusOK}
 	if s.deciding != "" {

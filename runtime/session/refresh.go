@@ -25,7 +25,7 @@ func (s *Session) planAndInstall() map[string]tool.Tool {
 	}
 	out := map[string]tool.Tool{
 		tool.NameSubmitPlan: plan.New(plan.Config{Registry: reg,
-			Shell:    &plan.Shell{Workdir: s.shell.Workdir, Env: s.shell.Env, Allowed: s.shell.Allowed},
+			Shell:    &plan.Shell{Workdir: s.shell.Workdir, Env: s.shell.Env, Allowed: s.shell.Allowed, Sandbox: s.shell.Sandbox},
 			PlansDir: filepath.Join(s.runtimeDir, "plans"), Now: s.now, Capsules: capsules}),
 	}
 	g := s.m.Capabilities.Install

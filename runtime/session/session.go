@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -39,6 +40,10 @@ type StartConfig struct {
 	// Mur is the mur executable delegated children run (tools.md DLG-3);
 	// "" means os.Executable().
 	Mur string
+	// Cgroup makes a cgroup for the session's tool processes where the
+	// machine lets it (issue 9); only a process that owns its descendants
+	// (mur run) sets it.
+	Cgroup bool
 }
 
 // Session is one `mur run` session (SES-1): its directories, trace, task
@@ -59,14 +64,16 @@ type Session struct {
 	system     string // LOOP-6: the same in every session of the capsule
 	context    string // the [Session] block, sent after each task's first message
 
-	tr    *trace.Writer
-	reg   *task.Registry
-	tools *tool.Registry
-	specs []driver.ToolSpec
-	shell *shell.Shell
-	works *shell.Works
-	env   []string
-	hub   *spawn.Hub // the session's children; nil without capabilities.spawn.allow
+	tr      *trace.Writer
+	reg     *task.Registry
+	tools   *tool.Registry
+	specs   []driver.ToolSpec
+	shell   *shell.Shell
+	works   *shell.Works
+	env     []string
+	sandbox *proc.Sandbox // starts every tool process (issue 9)
+	cgroup  *proc.Cgroup  // nil: none
+	hub     *spawn.Hub    // the session's children; nil without capabilities.spawn.allow
 
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due
@@ -114,7 +121,7 @@ func (s *Session) URL() string { return s.url }
 // Start creates the session's directories (SES-3), writes session_start,
 // runs retention (SES-9), stages the tools (STAGE-1) and submits the launch
 // task (SES-4). Every failure here is a *diag.Diagnostic.
-func Start(l *Launch, cfg StartConfig) (*Session, error) {
+func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -122,7 +129,7 @@ func Start(l *Launch, cfg StartConfig) (*Session, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	s := &Session{id: a2a.NewID(a2a.PrefixSession), l: l, m: l.Manifest, cfg: cfg, now: now, url: cfg.URL, workdir: l.Workdir}
+	s = &Session{id: a2a.NewID(a2a.PrefixSession), l: l, m: l.Manifest, cfg: cfg, now: now, url: cfg.URL, workdir: l.Workdir}
 	s.start = now()
 	s.stopCtx, s.stopCancel = context.WithCancel(context.Background())
 	s.deadline = l.Opts.Deadline
@@ -140,7 +147,15 @@ func Start(l *Launch, cfg StartConfig) (*Session, error) {
 	s.system = systemPrompt(s.m.Name, s.m.Version, l.Prompt)
 	s.context = sessionContext(s.id, s.url, s.workdir)
 	s.choices = newChoices(s.m, l.Drivers)
-	s.buildTools()
+	if err := s.buildTools(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.sandbox.Close()
+			s.cgroup.Remove()
+		}
+	}()
 	tr, err := trace.Open(filepath.Join(s.recordsDir, records.TraceFile), s.id, now)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 		MaxTurns: m.Inference.MaxTurns, Capabilities: []string{},
 		ToolsDeclared: nonNil(s.tools.Declared()), CredentialSource: primary.CredentialSource(),
 		SystemPromptSource: s.l.PromptSource,
-		ContainmentDecl:    "advisory", ContainmentAchv: "advisory",
+		ContainmentDecl:    s.containmentDeclared(), ContainmentAchv: s.sandbox.Class(),
 		EffectiveGrants: s.effectiveGrants(), Lifecycle: s.lifecycle(),
 	}
 	if n := m.Inference.MaxSessionTokens; n > 0 {

@@ -26,7 +26,7 @@ type ToolImpls func(s *Session) map[string]tool.Tool
 // background-command, session-status, switch-driver, submit-plan,
 // pull-artifact, remove-artifact and the declared artifacts, for staging,
 // the inventory, tools_declared and dispatch.
-func (s *Session) buildTools() {
+func (s *Session) buildTools() error {
 	m := s.m
 	var strip, baseline, allow []string
 	if sh := m.Capabilities.Shell; sh != nil {
@@ -38,9 +38,12 @@ func (s *Session) buildTools() {
 		"MURMUR_SESSION_ID":  s.id,
 		"MURMUR_CAPSULE_URL": s.url,
 	})
+	if err := s.buildSandbox(); err != nil {
+		return err
+	}
 	s.works = &shell.Works{Now: s.now, OnExit: s.workExited}
 	s.shell = &shell.Shell{
-		Workdir: s.workdir, Env: s.env, LogsDir: s.logsDir, Works: s.works, Now: s.now,
+		Workdir: s.workdir, Env: s.env, LogsDir: s.logsDir, Works: s.works, Now: s.now, Sandbox: s.sandbox,
 		Allowed: func(bin string) bool { return slices.Contains(allow, bin) },
 	}
 	if g := m.Lifecycle.ShellGraceSecs; g != nil {
@@ -70,7 +73,7 @@ func (s *Session) buildTools() {
 	arts := make([]tool.Artifact, 0, len(s.l.Artifacts)+1)
 	for _, a := range s.l.Artifacts {
 		if n, ok := a.(*artifact.Native); ok {
-			n.Workdir, n.Env = s.workdir, s.env
+			n.Workdir, n.Env, n.Sandbox = s.workdir, s.env, s.sandbox
 		}
 		arts = append(arts, a)
 	}
@@ -97,6 +100,7 @@ func (s *Session) buildTools() {
 	if s.tools.Staged(tool.NameSubmitPlan) { // STAGE-4
 		s.system += "\n\n" + plan.Guidance
 	}
+	return nil
 }
 
 // stagedBefore counts the tool and skill artifacts declared before

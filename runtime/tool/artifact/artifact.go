@@ -32,6 +32,9 @@ type Native struct {
 	ManifestRaw []byte
 	RequiredIn  []string
 	Limit       time.Duration // 0: 600 s
+	// Sandbox starts the command (confined, in the session's cgroup); nil
+	// starts it unconfined.
+	Sandbox *proc.Sandbox
 }
 
 var _ tool.Artifact = (*Native)(nil)
@@ -73,11 +76,10 @@ func (n *Native) Call(ctx context.Context, _ *tool.CallContext, input json.RawMe
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = proc.SysProcAttr()
 	cmd.WaitDelay = proc.HeldOutputWait
-	if err := cmd.Start(); err != nil {
+	done, err := n.Sandbox.Spawn(cmd)
+	if err != nil {
 		return tool.Result{Status: tool.Failed, Summary: n.Name + ": error", Data: fmt.Sprintf("tool '%s' could not be started: %s", n.Name, proc.StartErrText(err))}
 	}
-	done := make(chan error, 1) // buffered: the waiter never blocks
-	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
 )
@@ -165,6 +166,9 @@ type Shell struct {
 	Workdir string
 	Env     []string
 	Allowed func(bin string) bool
+	// Sandbox starts the steps' processes (confined, in the session's
+	// cgroup); nil starts them unconfined.
+	Sandbox *proc.Sandbox
 }
 
 // New returns the submit-plan tool (PLAN-1..8).

@@ -39,7 +39,7 @@ func (r *planRun) shellStep(ctx context.Context, s *planStep) attemptResult {
 	cmd.SysProcAttr = proc.SysProcAttr()
 	out := &combined{}
 	start := r.t.now()
-	p, err := proc.Start(cmd, out.stream(&out.outBytes), out.stream(&out.errBytes), r.t.now)
+	p, err := proc.Start(sh.Sandbox, cmd, out.stream(&out.outBytes), out.stream(&out.errBytes), r.t.now)
 	if err != nil {
 		return attemptResult{err: proc.Unstartable(bin, proc.StartErrText(err))}
 	}

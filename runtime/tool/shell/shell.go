@@ -44,6 +44,9 @@ type Shell struct {
 	// Works holds background commands; required when Grace is set.
 	Works *Works
 	Now   func() time.Time
+	// Sandbox starts every command (confined, in the session's cgroup); nil
+	// starts them unconfined.
+	Sandbox *proc.Sandbox
 
 	logSeq atomic.Int64 // logs/shell-<n>.log numbering, from 1
 }
@@ -107,7 +110,7 @@ func (t *shellTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 		out.combined = work
 	}
 	start := sh.now()
-	p, err := proc.Start(cmd, out.writer(&out.stdout), out.writer(&out.stderr), sh.now)
+	p, err := proc.Start(sh.Sandbox, cmd, out.writer(&out.stdout), out.writer(&out.stderr), sh.now)
 	if err != nil {
 		if work != nil {
 			work.discard()

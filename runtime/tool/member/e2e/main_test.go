@@ -60,7 +60,8 @@ func (p *project) write(t testing.TB, rel, text string) {
 type capsule struct {
 	name, extra, script string
 	shell               bool
-	maxTurns            int // inference.max_turns; 0 means 12
+	contain             string // capabilities.containment with shell; "" means advisory
+	maxTurns            int    // inference.max_turns; 0 means 12
 }
 
 // peerExtra is what every callee declares: queued peer tasks, consent.
@@ -83,7 +84,14 @@ func (p *project) install(t testing.TB, caps ...capsule) {
 		}
 		shell := ""
 		if c.shell {
-			shell = "  shell:\n    allow: [bash]\n"
+			// The tests meet members' shell commands on fifos in the project
+			// directory, which a scoped peer cannot reach (issue 9): advisory
+			// unless a test asks for more.
+			contain := c.contain
+			if contain == "" {
+				contain = "advisory"
+			}
+			shell = "  shell:\n    allow: [bash]\n  containment: " + contain + "\n"
 		}
 		p.write(t, c.name+"/murmur.yaml", fmt.Sprintf(`name: e2e-%s
 version: "0.1.0"

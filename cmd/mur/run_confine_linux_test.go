@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/proc"
+)
+
+// Issue 9, item 3: under containment scoped, network.allow entries that all
+// name a port hold a shell command's TCP connects to those ports (Landlock
+// ABI ≥ 4): a connect elsewhere is refused, one to an allowed port works.
+func TestRunScopedConnectPorts_ISSUE9(t *testing.T) {
+	if abi, err := proc.LandlockABI(); err != nil || abi < 4 {
+		t.Skipf("the kernel offers no Landlock network rules (ABI %d, %v)", abi, err)
+	}
+	var ports []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	}
+	allowed, other := ports[0], ports[1]
+	command := fmt.Sprintf(`(exec 3<>/dev/tcp/127.0.0.1/%s) 2>/dev/null && echo other-open || echo other-refused; `+
+		`(exec 3<>/dev/tcp/127.0.0.1/%s) && echo allowed-open`, other, allowed)
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: netter\nversion: \"1.0.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\n" +
+			"capabilities:\n  containment: scoped\n  shell:\n    allow: [bash]\n  network:\n    allow: [\"127.0.0.1:" + allowed + "\"]\n",
+		"script.yaml": fmt.Sprintf("script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: bash, input: {command: %q}}]\n      - text: \"{{tool_result}}\"\n", command),
+	})
+	out, errOut, code := e.run(t, "--capsule", e.dir, "--task", "connect")
+	if code != 0 || !strings.Contains(out, "Stdout:\nother-refused\nallowed-open\n") {
+		t.Errorf("mur run = %d, stdout %q, stderr %q; want other-refused then allowed-open", code, out, errOut)
+	}
+}

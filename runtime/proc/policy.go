@@ -1,0 +1,85 @@
+package proc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Policy is what a confined session's tool processes may reach (issue 9):
+// read and write only under ReadWrite (the accessible workdir, the shell's
+// HOME and TMPDIR), read and execute under ReadOnly (the system paths a
+// command needs, the stores' artifact trees), the fixed device set, and,
+// when RestrictConnect is set, TCP connect only to Ports
+// (capabilities.network.allow where every entry names a port). Paths that
+// do not exist are left out.
+type Policy struct {
+	ReadWrite       []string
+	ReadOnly        []string
+	RestrictConnect bool
+	Ports           []uint16
+}
+
+// SystemPaths are the read-only system paths every confined command gets:
+// binaries, libraries, /etc (loader cache, resolver, TLS roots, accounts)
+// and /proc (another process's environ, fds or memory stay out of reach:
+// Landlock refuses ptrace-mode access outside the domain).
+var SystemPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc"}
+
+// Devices are the device files a confined command may open: /dev/null for
+// reading and writing, the others for reading.
+var (
+	devicesRW = []string{"/dev/null"}
+	devicesRO = []string{"/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+)
+
+// PathDirs are the absolute directories of a subprocess environment's PATH,
+// for Policy.ReadOnly, without any that contains one of keepOut ($MURMUR_HOME,
+// say: a PATH entry of "/" or "~" must not open it).
+func PathDirs(env []string, keepOut ...string) []string {
+	var out []string
+	for _, kv := range env {
+		v, ok := strings.CutPrefix(kv, "PATH=")
+		if !ok {
+			continue
+		}
+		out = out[:0]
+		for _, d := range filepath.SplitList(v) {
+			if !filepath.IsAbs(d) || contains(d, keepOut) {
+				continue
+			}
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}
+
+// contains reports whether dir is one of paths or an ancestor of one.
+func contains(dir string, paths []string) bool {
+	dir = filepath.Clean(dir)
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		rel, err := filepath.Rel(dir, filepath.Clean(p))
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// existing splits paths that exist into directories and other files.
+func existing(paths []string) (dirs, files []string) {
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			dirs = append(dirs, p)
+		default:
+			files = append(files, p)
+		}
+	}
+	return dirs, files
+}

@@ -1,0 +1,87 @@
+package proc
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Containment classes (murmur's names): what a session's tool processes are
+// held to. Advisory: nothing the kernel enforces; scoped: Landlock.
+const (
+	Advisory = "advisory"
+	Scoped   = "scoped"
+)
+
+// ErrNoLandlock is returned by NewSandbox for a policy on a kernel (or a
+// platform) without Landlock.
+var ErrNoLandlock = errors.New("the kernel offers no Landlock")
+
+// Sandbox starts the subprocesses of one session's tools and checks (shell
+// binaries, background commands, plan shell steps, native tools,
+// done_check): each in its own process group with SysProcAttr's
+// attributes, in the session's cgroup when there is one, and, under a
+// Policy, confined by Landlock (jail_linux.go). A nil *Sandbox starts
+// commands unconfined. Safe for concurrent use; Close it after the last
+// command it started has exited.
+type Sandbox struct {
+	cgroup *Cgroup
+	jail   *jail
+}
+
+// NewSandbox returns a Sandbox for policy (nil: unconfined) and cg (nil:
+// no cgroup). A policy on a kernel without Landlock is ErrNoLandlock.
+func NewSandbox(policy *Policy, cg *Cgroup) (*Sandbox, error) {
+	sb := &Sandbox{cgroup: cg}
+	if policy != nil {
+		j, err := newJail(policy)
+		if err != nil {
+			return nil, err
+		}
+		sb.jail = j
+	}
+	return sb, nil
+}
+
+// Class is the containment the sandbox achieves: Scoped under Landlock,
+// else Advisory.
+func (sb *Sandbox) Class() string {
+	if sb != nil && sb.jail != nil {
+		return Scoped
+	}
+	return Advisory
+}
+
+// Spawn starts cmd (its SysProcAttr defaults to SysProcAttr()) and returns
+// a channel that receives cmd.Wait's error once the process has exited and
+// its output is copied. The caller reads it exactly once.
+func (sb *Sandbox) Spawn(cmd *exec.Cmd) (<-chan error, error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = SysProcAttr()
+	}
+	var err error
+	if sb == nil {
+		err = cmd.Start()
+	} else {
+		sb.cgroup.apply(cmd.SysProcAttr)
+		if sb.jail != nil {
+			err = sb.jail.start(cmd)
+		} else {
+			err = cmd.Start()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	waited := make(chan error, 1) // buffered: the waiter never blocks
+	go func() { waited <- cmd.Wait() }()
+	return waited, nil
+}
+
+// Close stops the sandbox's confined starter. On Linux the processes it
+// started get SIGKILL as their parent thread ends (Pdeathsig): close it only
+// once they have exited or are meant to end. Idempotent; nil-safe.
+func (sb *Sandbox) Close() {
+	if sb != nil && sb.jail != nil {
+		sb.jail.close()
+	}
+}

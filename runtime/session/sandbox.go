@@ -1,0 +1,129 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/tool/artifact"
+)
+
+// decideContainment is MAN-4 step 5's containment check (issue 9):
+// capabilities.containment scoped on a kernel without Landlock refuses the
+// launch with E-CAP-003; absent, the session takes the best the kernel
+// offers.
+func (l *Launch) decideContainment(m *manifest.Manifest, file string) error {
+	_, err := landlockABI()
+	switch m.Capabilities.Containment {
+	case proc.Advisory:
+		l.Containment = proc.Advisory
+	case proc.Scoped:
+		if err != nil {
+			return diag.CapContainment(file, err.Error())
+		}
+		l.Containment = proc.Scoped
+	default:
+		l.Containment = proc.Scoped
+		if err != nil {
+			l.Containment = proc.Advisory
+		}
+	}
+	return nil
+}
+
+// landlockABI is the kernel's probe; a test of this package replaces it to
+// stand for a kernel without Landlock.
+var landlockABI = proc.LandlockABI
+
+// containmentDeclared is session_start.containment_declared: the manifest's
+// class, or the default taken when it declares none.
+func (s *Session) containmentDeclared() string {
+	if c := s.m.Capabilities.Containment; c != "" {
+		return c
+	}
+	return s.l.Containment
+}
+
+// policy is what a scoped session's tool processes may reach (issue 9):
+// read-write the accessible workdir and the shell's HOME and TMPDIR;
+// read-only the system paths, the PATH directories (none that would open
+// $MURMUR_HOME) and both artifact stores (native tools run from them, pulled
+// ones too); TCP connect only to network.allow's ports when every entry
+// names one. Nothing else under $MURMUR_HOME: not the running records, not
+// this session's own trace, not another member's workdir.
+func (s *Session) policy() *proc.Policy {
+	p := &proc.Policy{
+		ReadWrite: []string{s.workdir, filepath.Join(s.recordsDir, "home"), filepath.Join(s.recordsDir, "tmp")},
+	}
+	p.ReadOnly = append(p.ReadOnly, proc.PathDirs(s.env, s.cfg.Home)...)
+	storeHome, err := records.Home(s.l.Opts.Getenv)
+	if err != nil {
+		storeHome = s.cfg.Home
+	}
+	stores := store.Stores{ProjectDir: s.l.Project, Home: storeHome}
+	for _, sc := range []store.Scope{store.ScopeProject, store.ScopeGlobal} {
+		if root := stores.Root(sc); root != "" {
+			p.ReadOnly = append(p.ReadOnly, root)
+		}
+	}
+	for _, a := range s.l.Artifacts {
+		if n, ok := a.(*artifact.Native); ok {
+			p.ReadOnly = append(p.ReadOnly, filepath.Dir(n.Command))
+		}
+	}
+	p.RestrictConnect, p.Ports = connectPorts(s.m.Capabilities.Network.Allow)
+	return p
+}
+
+// connectPorts is network.allow as Landlock can hold a subprocess to it:
+// ports only, so only when every entry names one (a URL names its scheme's
+// default); a bare host allows every port, and nothing is restricted. An
+// empty list allows no TCP connect.
+func connectPorts(allow manifest.AllowList) (bool, []uint16) {
+	var ports []uint16
+	for _, e := range allow {
+		if e.Port == 0 {
+			return false, nil
+		}
+		ports = append(ports, uint16(e.Port))
+	}
+	return true, ports
+}
+
+// buildSandbox makes the sandbox every tool process starts through: in the
+// session's cgroup when StartConfig.Cgroup made one, confined when the
+// launch is scoped. A ruleset the kernel refuses leaves the session
+// advisory, noted in logs/bootstrap.log, unless scoped was declared: then
+// Start fails with E-CAP-003.
+func (s *Session) buildSandbox() error {
+	if s.cfg.Cgroup {
+		cg, err := proc.NewCgroup(s.id)
+		if err != nil {
+			s.bootstrap(fmt.Sprintf("no cgroup for the tool processes: %v\n", err))
+		}
+		s.cgroup = cg
+	}
+	var p *proc.Policy
+	if s.l.Containment == proc.Scoped {
+		p = s.policy()
+	}
+	sb, err := proc.NewSandbox(p, s.cgroup)
+	if err != nil && s.m.Capabilities.Containment == proc.Scoped {
+		return diag.CapContainment(s.m.Name, err.Error())
+	}
+	if err != nil {
+		s.bootstrap(fmt.Sprintf("containment: advisory: %v\n", err))
+		sb, _ = proc.NewSandbox(nil, s.cgroup)
+	}
+	s.sandbox = sb
+	return nil
+}
+
+// Cgroup is the cgroup of the session's tool processes, nil when none
+// (StartConfig.Cgroup unset, or the machine offers none). cmd/mur kills and
+// removes it once the session has ended.
+func (s *Session) Cgroup() *proc.Cgroup { return s.cgroup }
