@@ -19,6 +19,7 @@ import (
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/session"
 )
@@ -189,6 +190,11 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
+	// Issue 9: orphans of the session's tool processes (setsid'd, double
+	// forked) come back to it, and its end stops them (endDescendants).
+	reaper, _ := proc.Subreap() // an error: not Linux, nothing to adopt them
+	defer reaper.Close()
+
 	l, sig, err := prepare(opts, sigs)
 	if sig != nil {
 		return 128 + int(sig.(syscall.Signal)) // nothing was made yet (MAN-4)
@@ -196,7 +202,8 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	if err != nil {
 		return fail(env, "run", err)
 	}
-	l.Exit = os.Exit
+	var cg *proc.Cgroup // the tool processes' cgroup, once the session made it
+	l.Exit = func(code int) { exitNow(cg, code) }
 	if err := wireMember(l); err != nil {
 		return fail(env, "run", err)
 	}
@@ -224,7 +231,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		ln.Close()
 		return fail(env, "run", err)
 	}
-	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr}
+	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr, Cgroup: true}
 	if !f.jsonOut {
 		cfg.Results = stdout
 	}
@@ -234,10 +241,12 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		return fail(env, "run", err)
 	}
 	stdout.bootstrap, stderr.bootstrap = sess.Bootstrap, sess.Bootstrap
+	cg = sess.Cgroup()
 	srv, tokens, err := serveDoor(sess, l, ln, url, f.maxConns)
 	if err != nil {
 		sess.Stop(session.BySignal)
 		sess.Run()
+		endDescendants(cg)
 		return fail(env, "run", err)
 	}
 	writeRunning(stderr, sess, l, home, url, tokens)
@@ -250,9 +259,10 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	case res = <-done:
 	case <-sigs:
 		sess.Stop(session.BySignal)
-		res = waitOrExit(sigs, done)
+		res = waitOrExit(sigs, done, cg)
 	}
 	shutdown(srv)
+	endDescendants(cg)
 	removeRunning(home, sess.ID())
 	if res.Err != nil {
 		return fail(env, "run", res.Err)
@@ -320,7 +330,7 @@ func prepare(opts session.Options, sigs <-chan os.Signal) (*session.Launch, os.S
 
 // waitOrExit waits for the wind-down after a first signal: a second signal,
 // or 20 s, exits at once with 143 (SES-8).
-func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result) session.Result {
+func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result, cg *proc.Cgroup) session.Result {
 	t := time.NewTimer(20 * time.Second)
 	defer t.Stop()
 	select {
@@ -329,8 +339,26 @@ func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result) session.Resul
 	case <-sigs:
 	case <-t.C:
 	}
-	os.Exit(143)
+	exitNow(cg, 143)
 	return session.Result{}
+}
+
+// endDescendants is the session's end for what its tools left (issue 9; the
+// seed: a process that left the group "is not reached; the session's end
+// kills it"): every process below mur run — adopted orphans included —
+// gets SIGTERM, SIGKILL after SES-8's 2 s, and the cgroup is killed and
+// removed.
+func endDescendants(cg *proc.Cgroup) {
+	proc.StopDescendants(proc.StopGrace, cg)
+	cg.Remove()
+}
+
+// exitNow ends mur run at once (a second signal, LIFE-4's exit timer): what
+// runs below it is SIGKILLed first, so nothing outlives it.
+func exitNow(cg *proc.Cgroup, code int) {
+	proc.StopDescendants(0, cg)
+	cg.Remove()
+	os.Exit(code)
 }
 
 // doorURL is DOOR-1's form of the door's address: http://127.0.0.1:<port>,

@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 )
@@ -215,9 +216,16 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 		},
 		RunningFormations: func() (map[string]bool, error) { return runningFormations(home) },
 	}
+	// Issue 9: the launcher is a subreaper too, so what a member killed
+	// outright (kill -9, OOM) left — a setsid'd or double-forked process —
+	// comes back to it, and is stopped once every member is reaped.
+	reaper, _ := proc.Subreap() // an error: not Linux, nothing to adopt them
+	defer reaper.Close()
 	// The launcher tells signals apart itself (130/143/129); main's context
 	// would turn each into SIGTERM.
-	return launcher.Run(context.WithoutCancel(ctx), cfg)
+	code := launcher.Run(context.WithoutCancel(ctx), cfg)
+	proc.StopDescendants(proc.StopGrace, nil)
+	return code
 }
 
 // runningFormations lists the formation ids a running record names whose

@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -147,6 +148,7 @@ func stopSession(ctx context.Context, home string, rec *running.Record, wait tim
 		return nil, err
 	}
 	_ = running.Remove(home, rec.SessionID) // SIGKILL left it behind; SIGTERM's session removed it itself
+	left := endLeftovers(ctx, rec.SessionID)
 
 	out := &stopped{SessionID: rec.SessionID, Name: rec.Name, Version: rec.Version, Signal: signal, Canceled: []string{}}
 	if askErr != nil {
@@ -156,8 +158,39 @@ func stopSession(ctx context.Context, home string, rec *running.Record, wait tim
 	for _, id := range res.Canceled {
 		out.Canceled = append(out.Canceled, string(id))
 	}
-	out.Residue = append([]any{}, res.Residue...)
+	out.Residue = append(append([]any{}, res.Residue...), left...)
 	return out, nil
+}
+
+// endLeftovers looks, once the session's process is gone, for processes its
+// tools started that still run (issue 9): a session SIGKILLed never stopped
+// what left its process groups, and the residue line must say so. Every tool
+// process carries MURMUR_SESSION_ID=<ses> (SES-10). It SIGKILLs them and
+// returns one residue item each: "<comm> (pid <n>): killed", or "…: still
+// running" for one that outlived the SIGKILL's wait.
+func endLeftovers(ctx context.Context, ses string) []any {
+	marker := "MURMUR_SESSION_ID=" + ses
+	found := proc.FindByEnv(marker)
+	if len(found) == 0 {
+		return nil
+	}
+	for _, p := range found {
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	}
+	pollUntil(ctx, stopKillWait, func() bool { return len(proc.FindByEnv(marker)) == 0 })
+	still := map[int]bool{}
+	for _, p := range proc.FindByEnv(marker) {
+		still[p.PID] = true
+	}
+	items := make([]any, len(found))
+	for i, p := range found {
+		state := "killed"
+		if still[p.PID] {
+			state = "still running"
+		}
+		items[i] = fmt.Sprintf("%s (pid %d): %s", p.Comm, p.PID, state)
+	}
+	return items
 }
 
 // residueText lists what session/stop says the session leaves running (its

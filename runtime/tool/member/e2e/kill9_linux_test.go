@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
+)
+
+// escape starts two processes that leave the shell's process group and
+// session — a setsid'd grandchild and a double-forked daemon — each writing
+// its pid into the workdir, and returns once both have (issue 9). then runs
+// after.
+func escape(then string) string {
+	return `setsid sh -c 'echo $$ > gc.pid; exec sleep 3111' & ` +
+		`(sh -c 'echo $$ > d.pid; exec sleep 3112' &) ; ` +
+		`until [ -s gc.pid ] && [ -s d.pid ]; do sleep 0.01; done` + then
+}
+
+// pidsIn reads the pids escape wrote in dir; the test SIGKILLs them at its
+// end whatever happened.
+func pidsIn(t *testing.T, dir string) []int {
+	t.Helper()
+	var pids []int
+	for _, f := range []string{"gc.pid", "d.pid"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("%s = %q", f, b)
+		}
+		pids = append(pids, pid)
+	}
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return pids
+}
+
+// TestKill9LeavesNothing is issue 9's kill -9 matrix: the launcher, the
+// entry or a peer is SIGKILLed while both members' shell tools have left a
+// setsid'd grandchild and a double-forked daemon behind; 10 s after the
+// formation ends no process of it is left — members, escaped processes,
+// launcher (polled for absence, never slept).
+func TestKill9LeavesNothing(t *testing.T) {
+	for _, victim := range []string{"launcher", "entry", "peer"} {
+		t.Run(victim, func(t *testing.T) {
+			t.Parallel()
+			p := newProject(t)
+			// The entry's launch task holds the formation up: its command waits on
+			// hold, which nobody opens (with --task the entry ends with its task),
+			// in a grandchild (bash → cat) whose pid it writes.
+			ready, hold := p.fifo(t, "ready"), p.fifo(t, "hold")
+			p.install(t,
+				capsule{name: "lead", shell: true, contain: "scoped", extra: peerExtra, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: %q}}]
+      - text: holding
+`, escape("; cat "+hold+" & echo $! > cat.pid; echo up > "+ready+"; wait"))},
+				capsule{name: "worker", shell: true, contain: "scoped", extra: peerExtra, script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: %q}}]
+      - text: escaped
+`, escape(""))},
+			)
+			p.roster(t, []string{"lead", "worker"}, "lead:worker")
+			l := p.start(t, "escape")
+			readAll(t, ready)
+			workerPID, workerSes, workerURL, _ := l.peer(t, "worker")
+			c := operator(t, p, workerSes, workerURL)
+			if st := settle(t, c, send(t, c, "escape").ID); st != a2a.TaskStateCompleted {
+				t.Fatalf("the worker's task ended %s; stderr:\n%s", st, l.stderr.String())
+			}
+			workerDir := l.form.Peers[0].Workdir
+			all := append([]int{l.cmd.Process.Pid, l.entry.PID, workerPID, catPID(t, p.dir)}, append(pidsIn(t, p.dir), pidsIn(t, workerDir)...)...)
+
+			switch victim {
+			case "launcher":
+				_ = syscall.Kill(l.cmd.Process.Pid, syscall.SIGKILL)
+			case "entry":
+				_ = syscall.Kill(l.entry.PID, syscall.SIGKILL)
+			case "peer":
+				_ = syscall.Kill(workerPID, syscall.SIGKILL)
+				if !testmur.Gone(workerPID) {
+					t.Fatalf("the worker outlived SIGKILL")
+				}
+				// A peer's death does not end the formation; its operator does.
+				_ = syscall.Kill(l.cmd.Process.Pid, syscall.SIGTERM)
+			}
+			for range l.lines {
+			}
+			<-l.done // the formation has ended: its launcher is reaped
+			ended := time.Now()
+			deadline := time.NewTimer(10 * time.Second)
+			defer deadline.Stop()
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				var left []string
+				for _, pid := range all {
+					if testmur.Alive(pid) {
+						b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+						left = append(left, fmt.Sprintf("%d (%s)", pid, strings.ReplaceAll(string(b), "\x00", " ")))
+					}
+				}
+				if len(left) == 0 {
+					return
+				}
+				select {
+				case <-tick.C:
+					continue
+				case <-deadline.C:
+				}
+				t.Fatalf("kill -9 %s: %v after the formation ended, still running: %s", victim, time.Since(ended).Round(time.Millisecond), strings.Join(left, ", "))
+			}
+		})
+	}
+}
+
+// catPID reads the pid of the entry's grandchild (bash → cat).
+func catPID(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "cat.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("cat.pid = %q", b)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
