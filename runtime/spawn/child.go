@@ -42,6 +42,8 @@ type Child struct {
 	done            chan struct{}  // closed once the outcome is settled
 
 	mu       sync.Mutex
+	ses, rec string // SessionID and RecordsDir for the goroutines that may run before Delegate returns
+	held     bool   // Delegate handed the child to its caller: Terminate settles it from then on
 	outcome  Outcome
 	settled  bool
 	state    *os.ProcessState
@@ -91,7 +93,7 @@ func (c *Child) settle(o Outcome) bool {
 	}
 	o.At = time.Now()
 	if o.Completion.SessionID == "" {
-		o.Completion.SessionID = c.SessionID
+		o.Completion.SessionID = c.ses
 	}
 	c.outcome, c.settled = o, true
 	close(c.done)
@@ -109,6 +111,35 @@ func (c *Child) completed(text string) {
 	}
 	c.settle(o)
 	c.armKill()
+}
+
+// known is the child's session and records directory once its readiness
+// line arrived ("" before), for the goroutines that may run meanwhile.
+func (c *Child) known() (session, recordsDir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ses, c.rec
+}
+
+// ready records the readiness line's session and records directory.
+func (c *Child) readyAt(rl readyLine) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ses, c.rec = rl.SessionID, rl.RecordsDir
+}
+
+// hand marks the child handed to Delegate's caller.
+func (c *Child) hand() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = true
+}
+
+// isHeld reports whether Delegate handed the child out.
+func (c *Child) isHeld() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held
 }
 
 // Terminate ends the delegation now (DLG-5's deadline, the delegating task
@@ -172,8 +203,9 @@ func (c *Child) wait() {
 	c.mu.Unlock()
 	c.life.Close()
 	c.log.close()
-	if c.RecordsDir != "" {
-		if comp, exists, ok := ReadCompletion(c.RecordsDir); ok && comp.DelegationID == c.ID {
+	ses, recDir := c.known()
+	if recDir != "" {
+		if comp, exists, ok := ReadCompletion(recDir); ok && comp.DelegationID == c.ID {
 			c.settle(Outcome{Status: comp.Status, Completion: comp})
 		} else if exists {
 			c.settle(Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, ""), Reason: "its completion.json could not be read"})
@@ -182,7 +214,7 @@ func (c *Child) wait() {
 	reason := "its process ended without a completion: " + c.exitText()
 	if c.settle(Outcome{Status: StatusCrashed, Completion: c.record(StatusCrashed, reason), Reason: reason}) {
 		c.writeRecord(true)
-	} else if o := c.Outcome(); o.Status == StatusTerminated && c.SessionID != "" {
+	} else if o := c.Outcome(); o.Status == StatusTerminated && ses != "" {
 		c.writeRecord(false)
 	}
 	h := c.hub
@@ -197,9 +229,10 @@ func (c *Child) wait() {
 // for a crashed or terminated child, detail holds the exit status and its
 // last stderr lines (DLG-7).
 func (c *Child) record(status, reason string) Completion {
-	comp := Completion{DelegationID: c.ID, CapsuleName: c.Capsule, CapsuleVersion: c.Version, SessionID: c.SessionID,
+	ses, _ := c.known()
+	comp := Completion{DelegationID: c.ID, CapsuleName: c.Capsule, CapsuleVersion: c.Version, SessionID: ses,
 		Status: status, Workdir: c.Workdir, DurationMS: time.Since(c.started).Milliseconds(), ReportedBy: ReportedByLauncher}
-	if p := resultPath(c.Workdir, c.SessionID); p != "" {
+	if p := resultPath(c.Workdir, ses); p != "" {
 		comp.ResultPath = p
 	}
 	detail := reason
@@ -214,14 +247,15 @@ func (c *Child) record(status, reason string) Completion {
 // directory once it is reaped (crashed: delivered, to this parent;
 // terminated: posted to nobody).
 func (c *Child) writeRecord(delivered bool) {
-	if c.RecordsDir == "" {
+	_, recDir := c.known()
+	if recDir == "" {
 		return
 	}
 	o := c.Outcome()
 	comp := o.Completion
 	comp.DurationMS = time.Since(c.started).Milliseconds()
 	comp.Delivered = delivered
-	_ = writeCompletion(c.RecordsDir, comp)
+	_ = writeCompletion(recDir, comp)
 }
 
 // exitText names how the process ended: "exit code N" or "killed by SIGKILL".

@@ -244,6 +244,10 @@ func (h *Hub) Close() {
 		case <-c.Done():
 			c.armKill() // its outcome is in: it has Timing.Exit to end on its own (DLG-5)
 		default:
+			if !c.isHeld() {
+				c.terminate() // still launching: its Delegate sees it end and stops and reaps it
+				continue
+			}
 			c.Terminate("the delegating session ended before this sub-capsule finished")
 		}
 	}

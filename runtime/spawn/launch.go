@@ -73,6 +73,7 @@ func (h *Hub) launch(ctx context.Context, req Request) (c *Child, handed bool, e
 		c.stopAndReap()
 		return nil, true, err
 	}
+	c.hand()
 	return c, true, nil
 }
 
@@ -200,6 +201,7 @@ func (h *Hub) await(ctx context.Context, c *Child) error {
 	select {
 	case rl := <-c.ready:
 		c.SessionID, c.URL, c.RecordsDir = rl.SessionID, rl.URL, rl.RecordsDir
+		c.readyAt(rl)
 		cl, err := client.New(client.Config{BaseURL: rl.URL, Token: c.doorToken})
 		if err != nil {
 			return &LaunchError{Output: fmt.Sprintf("%s reported a door that cannot be used", c.Capsule), SessionID: c.SessionID}
