@@ -27,6 +27,7 @@ type Trace struct {
 	Rejected    []trace.TaskRejected
 	Reopened    []trace.TaskReopened
 	MemberCalls []trace.MemberCall
+	Delegations []trace.Delegation
 }
 
 // Read reads the trace at path strictly (capsule.md CLI-9): every line one
@@ -99,6 +100,8 @@ func parse(path string, r io.Reader) (*Trace, error) {
 			tr.Reopened = append(tr.Reopened, r)
 		case trace.MemberCall:
 			tr.MemberCalls = append(tr.MemberCalls, r)
+		case trace.Delegation:
+			tr.Delegations = append(tr.Delegations, r)
 		}
 	}
 	if !started {

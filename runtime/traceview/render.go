@@ -10,7 +10,8 @@ import (
 
 // Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
 // Session, Turns, Tokens, Tool calls and Shell calls always; Failed,
-// Cancelled, Rejected, Reopens and Member calls when such records exist;
+// Cancelled, Rejected, Reopens, Member calls and Delegations (ours, tools.md
+// DLG-9) when such records exist;
 // Tasks when the session ran more than one task. Sections are separated by a
 // blank line; the text ends with a newline.
 func Render(tr *Trace) string {
@@ -40,6 +41,13 @@ func Render(tr *Trace) string {
 	}))
 	add("Member calls", each(tr.MemberCalls, func(m trace.MemberCall) string {
 		return fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
+	}))
+	add("Delegations", each(tr.Delegations, func(d trace.Delegation) string {
+		id := "-" // a refusal started no child
+		if d.DelegationID != nil {
+			id = *d.DelegationID
+		}
+		return fmt.Sprintf("  %s  %s@%s  %s  %s", id, d.Capsule, d.Version, d.Outcome, Duration(d.DurationMS))
 	}))
 	if len(tr.TaskEnds) > 1 {
 		var lines []string

@@ -28,6 +28,7 @@ type Summary struct {
 	Rejected    []trace.TaskRejected `json:"rejected"`
 	Reopens     []trace.TaskReopened `json:"reopens"`
 	MemberCalls []trace.MemberCall   `json:"member_calls"`
+	Delegations []trace.Delegation   `json:"delegations"`
 	Tasks       []trace.TaskEnd      `json:"tasks"`
 }
 
@@ -70,7 +71,7 @@ func Summarize(tr *Trace) Summary {
 		ToolCalls:  ToolCalls{Count: len(tr.ToolCalls), Calls: nonNil(tr.ToolCalls)},
 		ShellCalls: ShellCalls{Count: len(tr.Shells) + tr.Detached, Calls: nonNil(tr.Shells)},
 		Failed:     nonNil(tr.Failed), Canceled: nonNil(tr.Canceled), Rejected: nonNil(tr.Rejected),
-		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Tasks: nonNil(tr.TaskEnds)}
+		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Delegations: nonNil(tr.Delegations), Tasks: nonNil(tr.TaskEnds)}
 	for _, inf := range tr.Inferences {
 		add(&out.Tokens.ProviderInput, inf.InputTokensActual)
 		add(&out.Tokens.ProviderOutput, inf.OutputTokensActual)
