@@ -63,9 +63,10 @@ func allowed(refs []manifest.SpawnRef, capsule, version string) (manifest.SpawnR
 
 // envelope holds child to parent, axis by axis in DLG-2's order, and
 // returns the first declaration the child holds beyond its parent. The axes
-// this build parses are compared; unix sockets, workdir exec, state stores
-// and containment are LATER keys no capsule holds here (every capsule runs
-// advisory), so they are equal by construction.
+// this build parses are compared; unix sockets, workdir exec and state
+// stores are LATER keys no capsule holds here, so they are equal by
+// construction. Containment is the one axis where the child may differ in
+// its favour: a floor is a requirement, so it may only rise.
 func envelope(parent, child *manifest.Manifest, parentEnv, childEnv []string) *Refusal {
 	pc, cc := parent.Capabilities, child.Capabilities
 	for _, e := range cc.Network.Allow {
@@ -116,7 +117,25 @@ func envelope(parent, child *manifest.Manifest, parentEnv, childEnv []string) *R
 			return exceeds("capabilities.filesystem.scope", cs)
 		}
 	}
+	if floor(cc.Containment) < floor(pc.Containment) {
+		declared := cc.Containment
+		if declared == "" {
+			declared = "(none: whatever the host offers)"
+		}
+		return exceeds("capabilities.containment", declared)
+	}
 	return nil
+}
+
+// floor ranks a declared containment class: none, advisory, scoped.
+func floor(class string) int {
+	switch class {
+	case "advisory":
+		return 1
+	case "scoped":
+		return 2
+	}
+	return 0
 }
 
 // within reports whether scope child is scope parent or beneath it.

@@ -139,3 +139,29 @@ func TestRefusedBeforeSpawn_DLG2(t *testing.T) {
 		t.Errorf("not installed: %v", err)
 	}
 }
+
+// TestContainmentFloor_DLG2: a child's containment floor may rise above its
+// parent's, never fall below it.
+func TestContainmentFloor_DLG2(t *testing.T) {
+	t.Parallel()
+	decl := func(c string) *manifest.Manifest {
+		if c == "" {
+			return parse(t, "")
+		}
+		return parse(t, "capabilities:\n  containment: "+c+"\n")
+	}
+	for _, c := range []struct {
+		parent, child, refused string
+	}{
+		{"", "", ""}, {"", "advisory", ""}, {"advisory", "scoped", ""}, {"scoped", "scoped", ""},
+		{"scoped", "advisory", "advisory"}, {"scoped", "", "(none: whatever the host offers)"}, {"advisory", "", "(none: whatever the host offers)"},
+	} {
+		r := envelope(decl(c.parent), decl(c.child), nil, nil)
+		switch {
+		case c.refused == "" && r != nil:
+			t.Errorf("parent %q, child %q refused: %v", c.parent, c.child, r)
+		case c.refused != "" && (r == nil || r.Sentence != "capabilities.containment: the child declares '"+c.refused+"', which its parent does not hold — a spawned capsule can never hold more capability than the capsule that spawned it"):
+			t.Errorf("parent %q, child %q: %v", c.parent, c.child, r)
+		}
+	}
+}

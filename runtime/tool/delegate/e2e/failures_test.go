@@ -58,7 +58,7 @@ func TestChildKilled_DLG7(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w.install(t, capsule{name: "worker", caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
     turns:
@@ -143,7 +143,7 @@ func TestParentKilled_DLG6(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w.install(t, capsule{name: "worker", caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
     turns:

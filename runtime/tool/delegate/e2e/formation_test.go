@@ -103,7 +103,7 @@ func TestFormationMemberDelegates_DLG6(t *testing.T) {
 	if err := syscall.Mkfifo(up, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w.install(t, capsule{name: "worker", caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
     turns:

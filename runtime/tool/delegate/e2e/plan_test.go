@@ -51,7 +51,7 @@ func TestPlanCapsuleSteps_PLAN6(t *testing.T) {
 		}
 	}
 	child := func(name, command string) capsule {
-		return capsule{name: name, caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+		return capsule{name: name, caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
     turns:
@@ -119,7 +119,7 @@ func TestPlanCanceled_PLAN7(t *testing.T) {
 	if err := syscall.Mkfifo(up, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w.install(t, capsule{name: "worker", caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
     turns:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -203,4 +204,22 @@ func TestNotInstalled_DLG4(t *testing.T) {
 	if len(d) != 1 || d[0].Outcome != "failed" || d[0].DelegationID == nil || d[0].ChildSessionID != nil {
 		t.Errorf("delegation = %+v", d)
 	}
+}
+
+// TestRefereeContainment_DLG2: containment is a floor, which may only
+// rise: under a scoped parent a child declaring advisory, or none, is
+// refused.
+func TestRefereeContainment_DLG2(t *testing.T) {
+	if _, err := proc.LandlockABI(); err != nil {
+		t.Skipf("a scoped parent needs Landlock: %v", err)
+	}
+	w := newWorld(t)
+	w.install(t, quick("loose", "  containment: advisory\n"), quick("silent", ""))
+	refused(t, w, capsule{name: "judge",
+		caps:   "  containment: scoped\n  spawn:\n    allow: [local/loose@0.1.0, local/silent@0.1.0]\n",
+		script: calls("loose@0.1.0", "silent@0.1.0")},
+		[]string{
+			"capabilities.containment: the child declares 'advisory'" + envelopeTail,
+			"capabilities.containment: the child declares '(none: whatever the host offers)'" + envelopeTail,
+		})
 }
