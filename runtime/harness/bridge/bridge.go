@@ -178,8 +178,9 @@ func (s *Server) ClaudeConfig() []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-// Close ends the run in progress (its dispatch context is cancelled), ends
-// every MCP session, stops the listener and waits for the requests in
+// Close ends the run in progress (its dispatch context is cancelled) and
+// every MCP session, which waits for the calls in flight to be answered (as
+// EndRun does), then stops the listener and waits for the other requests in
 // flight, at most until ctx ends, then drops them. Calling it again waits
 // for the first.
 func (s *Server) Close(ctx context.Context) error {

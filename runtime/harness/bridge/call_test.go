@@ -192,7 +192,14 @@ func TestAttribution(t *testing.T) {
 			t.Errorf("%s: turn %s, want %s", c.body, got, c.want)
 		}
 	}
-	// Named while the call waits.
+	// Named while the call waits, on a bridge whose wait (a minute) only
+	// the report can end: with the 50 ms above, a loaded machine could let
+	// it end first (TestAttributionWait covers the wait's bound).
+	act, acts = inFlight()
+	s = startTest(t, Config{Activity: act}, 0)
+	s.BeginRun()
+	s.Turn(0)
+	session = initSession(t, s)
 	var wg sync.WaitGroup
 	var got string
 	wg.Go(func() {
@@ -211,7 +218,9 @@ func TestAttribution(t *testing.T) {
 
 // TestAttributionWaitsForRunEnd: a call waiting to be attributed stops
 // waiting when its run ends, takes the newest turn, and is refused (BRG-6,
-// BRG-7).
+// BRG-7). Over the wire, EndRun may land before or during the wait; each
+// interleaving is forced in run_test.go (TestRunTakenAtArrival,
+// TestRunEndStopsTheWait).
 func TestAttributionWaitsForRunEnd(t *testing.T) {
 	act, acts := inFlight()
 	calls := make(chan Call, 1) // the one call

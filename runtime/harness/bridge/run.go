@@ -54,8 +54,10 @@ func (s *Server) BeginRun() {
 
 // EndRun ends the run in progress: the dispatch in flight has its context
 // cancelled, calls waiting to be attributed stop waiting, later calls are
-// refused (BRG-7), and the run's MCP sessions are closed. It does nothing
-// without a run.
+// refused (BRG-7), and the run's MCP sessions are closed. Closing a session
+// waits for its requests in flight (the SDK's rule), so EndRun returns once
+// every call that arrived in the run has been answered: call it where no
+// Dispatch waits on its caller. It does nothing without a run.
 func (s *Server) EndRun() {
 	if s.runs.end() {
 		s.endSessions()
