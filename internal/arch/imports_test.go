@@ -19,16 +19,19 @@ var rules = map[string][]string{
 	"a2a":                 {},
 	"a2a/client":          {"a2a"},
 	"agentcard":           {"a2a"},
-	"door":                {"a2a", "agentcard", "internal/task", "internal/credential", "internal/diag"},
+	"door":                {"a2a", "agentcard", "internal/task", "internal/credential", "internal/diag", "internal/peerplane"},
 	"internal/diag":       {},
 	"internal/task":       {"a2a"},
 	"internal/credential": {"a2a"},
-	"internal/arch":       {},
-	"internal/golden":     {},
-	"internal/testmur":    {},
+	// The peer plane's handle format and the door↔runtime seam of
+	// GET /resources/peer/<handle>: the standard library only.
+	"internal/peerplane": {},
+	"internal/arch":      {},
+	"internal/golden":    {},
+	"internal/testmur":   {},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through internal/task and meets formations through fds.
-	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "runtime/..."},
+	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "internal/peerplane", "runtime/..."},
 	// A driver speaks to a model and knows nothing else of the runtime.
 	"runtime/driver/...": {"a2a", "internal/diag", "runtime/driver/..."},
 	// The tools: the core (Tool, Result, the registry, the task state) names
@@ -60,7 +63,7 @@ var rules = map[string][]string{
 
 // toolImports are what a package under runtime/tool/ may import.
 var toolImports = []string{
-	"a2a", "a2a/client", "internal/diag", "internal/credential",
+	"a2a", "a2a/client", "internal/diag", "internal/credential", "internal/peerplane",
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/murmur-go/mur/internal/peerplane"
 )
 
 // Header is what every line starts with (TRACE-1): event_type, event_id,
@@ -51,12 +53,16 @@ func Marshal(r Record) ([]byte, error) {
 	return join(head, r)
 }
 
-// join appends r's payload fields to the object head.
+// join appends r's payload fields to the object head. A peer-file handle
+// anywhere in them — a fetch-peer-file input, a share-file result, a model
+// body that quotes one — is written as <handle:<handle_id>> (tools.md
+// PFILE-6): a record never holds a token.
 func join(head []byte, r Record) ([]byte, error) {
 	body, err := marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s record: %w", r.EventType(), err)
 	}
+	body = peerplane.RedactBytes(body)
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("encode %s record: not a JSON object", r.EventType())
 	}

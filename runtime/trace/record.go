@@ -89,6 +89,9 @@ var kinds = []Kind{
 	{"delegation_start", DelegationStart{}, ParentTurn, false},
 	{"delegation", Delegation{}, ParentTurn, false},
 	{"spawner_ended", SpawnerEnded{}, ParentSession, false},
+	{"peer_handle_mint", PeerHandleMint{}, ParentTurn, false},
+	{"peer_handle_redeem", PeerHandleRedeem{}, ParentSession, false},
+	{"peer_file_fetch", PeerFileFetch{}, ParentTurn, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.
