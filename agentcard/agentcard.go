@@ -46,6 +46,9 @@ type Config struct {
 	Tools         []string // installed tool artifacts the model can call, in manifest order
 	Shell         bool     // capabilities.shell.allow is non-empty
 	Network       bool     // capabilities.network.allow is non-empty
+	// PeerFiles is exports.peer_files is declared: planes lists peer_files
+	// (door.md: the capsule extension's planes).
+	PeerFiles bool
 }
 
 // Cards are the serialized cards of one door.

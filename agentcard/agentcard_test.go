@@ -200,3 +200,28 @@ func TestToolsListed_CARD3(t *testing.T) {
 		t.Errorf("capsule tools = %v", tools)
 	}
 }
+
+// TestPlanesListPeerFiles: the capsule extension's planes is [] unless
+// exports.peer_files is declared, then ["peer_files"] (door.md §2; tools.md
+// PFILE-1).
+func TestPlanesListPeerFiles(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		c := config(AcceptQueue, false)
+		c.PeerFiles = declared
+		cards, err := Build(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got a2a.AgentCard
+		if err := json.Unmarshal(cards.Public, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := []any{}
+		if declared {
+			want = []any{"peer_files"}
+		}
+		if planes := got.Extension(a2a.ExtensionCapsule).Params["planes"]; !reflect.DeepEqual(planes, want) {
+			t.Errorf("declared %v: planes = %#v, want %#v", declared, planes, want)
+		}
+	}
+}

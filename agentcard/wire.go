@@ -57,6 +57,9 @@ type doorParams struct {
 	PeerTasks bool     `json:"peerTasks"`
 }
 
+// PlanePeerFiles is the capsule extension's plane name for exports.peer_files.
+const PlanePeerFiles = "peer_files"
+
 type capsuleParams struct {
 	SessionID string   `json:"sessionId"`
 	Tools     []string `json:"tools"`
@@ -75,6 +78,10 @@ var modes = []string{a2a.MediaTypeText, a2a.MediaTypeJSON}
 // it: the public card of a public door and the extended card (CARD-3, CARD-7).
 func (c *Config) card(withCapsule bool) card {
 	tools := append([]string{}, c.Tools...)
+	planes := []string{}
+	if c.PeerFiles {
+		planes = append(planes, PlanePeerFiles)
+	}
 	exts := []extension{{
 		URI: a2a.ExtensionDoor, Description: doorDescription,
 		Params: doorParams{Methods: Methods(c.Acceptance, c.Authenticated), PeerTasks: c.PeerTasks},
@@ -82,7 +89,7 @@ func (c *Config) card(withCapsule bool) card {
 	if withCapsule {
 		exts = append(exts, extension{
 			URI: a2a.ExtensionCapsule, Description: capsuleDescription,
-			Params: capsuleParams{SessionID: c.SessionID, Tools: tools, Shell: c.Shell, Network: c.Network, Planes: []string{}},
+			Params: capsuleParams{SessionID: c.SessionID, Tools: tools, Shell: c.Shell, Network: c.Network, Planes: planes},
 		})
 	}
 	exts = append(exts, extension{

@@ -39,6 +39,7 @@ type opts struct {
 	immediate   bool // the executor completes every task at once, whatever its text
 	logs        *testmur.Buffer
 	completions Completions
+	peer        PeerFiles // exports.peer_files; nil: no plane
 }
 
 // testDoor is a door served on a real loopback listener, with an executor
@@ -87,6 +88,7 @@ func startDoor(t testing.TB, o opts) *testDoor {
 		BodyBytes:      o.bodyBytes,
 		BodyTimeout:    o.bodyWait,
 		Completions:    o.completions,
+		PeerFiles:      o.peer,
 	}
 	cfg.Heartbeat = o.heartbeat
 	if o.auth {

@@ -10,10 +10,11 @@ import (
 // "method": the door's method names, plus these for requests that name none.
 // Labels never carry ids, names or tokens (GO-6).
 const (
-	labelCard    = "agent-card" // GET /.well-known/agent-card.json
-	labelMetrics = "metrics"    // GET /metrics
-	labelNone    = "none"       // refused before a method was read
-	labelUnknown = "unknown"    // a method name the door does not know
+	labelCard     = "agent-card" // GET /.well-known/agent-card.json
+	labelMetrics  = "metrics"    // GET /metrics
+	labelPeerFile = "peer-file"  // GET /resources/peer/<handle>
+	labelNone     = "none"       // refused before a method was read
+	labelUnknown  = "unknown"    // a method name the door does not know
 )
 
 // Outcomes of a request.
@@ -29,7 +30,7 @@ var methodLabels = []string{
 	a2a.MethodGetTask, a2a.MethodListTasks, a2a.MethodCancelTask, a2a.MethodSessionStop, a2a.MethodGetExtendedAgentCard,
 	a2a.MethodCreateTaskPushNotificationConfig, a2a.MethodGetTaskPushNotificationConfig,
 	a2a.MethodListTaskPushNotificationConfigs, a2a.MethodDeleteTaskPushNotificationConfig,
-	labelCard, labelMetrics, labelNone, labelUnknown,
+	labelCard, labelMetrics, labelPeerFile, labelNone, labelUnknown,
 }
 
 var outcomeLabels = []string{outcomeOK, outcomeError, outcomeRefused, outcomeNotification}

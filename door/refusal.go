@@ -41,6 +41,7 @@ type refusal struct {
 	message string // "" for the empty-bodied 404 and 413
 	www     string // www-authenticate value; "" for none
 	retry   bool   // a 503: Retry-After names when to come back
+	allow   string // a 405's allow value; "" for none
 }
 
 func unauthenticated(realm string) refusal {
@@ -96,6 +97,9 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 	}
 	if f.retry {
 		h.Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	if f.allow != "" {
+		h.Set("Allow", f.allow)
 	}
 	b := f.body()
 	if b != nil {

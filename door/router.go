@@ -12,10 +12,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/peerplane"
 )
 
-// routes builds the router (GO-2): the card and /metrics are served before
-// the token and consent checks (ORD-1 step 1); POST / and everything chi
+// routes builds the router (GO-2): the card, /metrics and, when
+// exports.peer_files is declared, GET /resources/peer/<handle> are served
+// before the token and consent checks (ORD-1 step 1); POST / and everything chi
 // does not route pass them first (steps 2–3), then get their answer —
 // anything not routed is a plain empty 404, never chi's 405 (DOOR-4).
 func (s *Server) routes() *chi.Mux {
@@ -24,6 +26,7 @@ func (s *Server) routes() *chi.Mux {
 	r.Get(a2a.WellKnownCardPath, s.serveCard)
 	r.Method(http.MethodGet, "/metrics", s.serveMetrics())
 	gate := func(h http.HandlerFunc) http.HandlerFunc { return s.authenticate(s.consent(h)).ServeHTTP }
+	r.Mount(peerplane.Path, s.peerRoutes(gate))
 	r.Post("/", gate(s.serveRPC))
 	r.NotFound(gate(s.serveNotFound))
 	r.MethodNotAllowed(gate(s.serveNotFound))

@@ -88,6 +88,10 @@ type Config struct {
 	// child's completion reaches (PEER-5, tools.md DLG-7); nil: none awaits
 	// one, so every completion is -31002.
 	Completions Completions
+	// PeerFiles is the session's peer plane when exports.peer_files is
+	// declared (tools.md PFILE-5); nil answers every request to
+	// /resources/peer no_peer_plane. It also sets the card's planes.
+	PeerFiles PeerFiles
 }
 
 // Completions is what a door needs of a session that delegates (PEER-5,
@@ -179,6 +183,7 @@ func New(cfg Config) (*Server, error) {
 	cc.PeerTasks = cfg.PeerTasks
 	cc.Authenticated = cfg.Auth != nil
 	cc.SessionID = cfg.SessionID
+	cc.PeerFiles = cfg.PeerFiles != nil
 	cards, err := agentcard.Build(cc)
 	if err != nil {
 		return nil, fmt.Errorf("door: %w", err)

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(testmur.WithHome(m)) }
 type doorOpts struct {
 	auth      bool
 	peerTasks bool
+	peer      door.PeerFiles // exports.peer_files; nil: none
 }
 
 // testDoor is a real door on loopback with an executor: "hold" waits for a
@@ -56,6 +57,7 @@ func newDoor(t *testing.T, o doorOpts) *testDoor {
 		Acceptance: task.ModeQueue,
 		PeerTasks:  o.peerTasks,
 		SessionID:  td.session,
+		PeerFiles:  o.peer,
 	}
 	if o.auth {
 		toks, err := door.MintTokens([]door.Credential{{Name: "reader", Scopes: []string{a2a.MethodGetTask}}})

@@ -212,7 +212,9 @@ func TestRoutesMatchRouter_DOOR2(t *testing.T) {
 	for path, ops := range d.at("paths").(map[string]any) {
 		for method := range ops.(map[string]any) {
 			if slices.Contains([]string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}, method) {
-				documented = append(documented, strings.ToUpper(method)+" "+path)
+				// OpenAPI's path template is chi's catch-all here.
+				route := strings.ReplaceAll(path, "{handle}", "*")
+				documented = append(documented, strings.ToUpper(method)+" "+route)
 			}
 		}
 	}

@@ -26,3 +26,13 @@ type File struct {
 	// Body and writes the redeem's record.
 	Done func(n int64, err error)
 }
+
+// Request is one redeem as the door read it (PFILE-5).
+type Request struct {
+	// Handle is the request path after /resources/peer/, percent-decoded.
+	Handle string
+	// Audience is the first x-murmur-audience value exactly as sent;
+	// HasAudience says whether the header was present at all.
+	Audience    string
+	HasAudience bool
+}
