@@ -263,11 +263,20 @@ func (l *loader) exports(d string, v *yaml.Node) {
 				}
 			}}})
 		}},
-		{key: "peer_files", later: true, fn: func(d string, v *yaml.Node) {
+		{key: "peer_files", fn: func(d string, v *yaml.Node) {
 			pf := &PeerFiles{}
 			l.mapping(d, v, []field{
 				{key: "root", fn: func(d string, v *yaml.Node) { pf.Root, _ = l.str(d, v) }},
-				{key: "max_ttl", fn: func(d string, v *yaml.Node) { pf.MaxTTL, _ = l.duration(d, v) }},
+				{key: "max_ttl", fn: func(d string, v *yaml.Node) {
+					ttl, ok := l.duration(d, v)
+					switch {
+					case !ok:
+					case ttl <= 0:
+						l.invalid(d, "must be at least 1s")
+					default:
+						pf.MaxTTL, pf.TTLDeclared = ttl, true
+					}
+				}},
 				{key: "max_bytes", fn: func(d string, v *yaml.Node) { pf.MaxBytes, _ = l.size(d, v) }},
 			}, "root")
 			e.PeerFiles = pf

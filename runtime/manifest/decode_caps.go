@@ -40,7 +40,7 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 				l.invalid(d, "a plan: block must declare submit")
 			}
 		}},
-		{key: "peer_fetch", later: true, empty: true, fn: func(d string, v *yaml.Node) {
+		{key: "peer_fetch", empty: true, fn: func(d string, v *yaml.Node) {
 			c.PeerFetch = &PeerFetch{}
 			if isNull(v) {
 				l.invalid(d+".allow", "must list at least one entry")

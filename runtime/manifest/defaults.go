@@ -1,5 +1,7 @@
 package manifest
 
+import "time"
+
 // Defaults of capsule.md §1.4–§1.6 and STORE-1.
 const (
 	DefaultTaskAcceptance         = "single"
@@ -15,7 +17,9 @@ const (
 	DefaultMaxTurns               = 10
 	DefaultMaxTokens              = 8192
 	DefaultToolRefresh            = "task"
-	DefaultExportMaxBytes         = 10 << 20 // 10Mi
+	DefaultExportMaxBytes         = 10 << 20         // 10Mi
+	DefaultPeerFilesTTL           = time.Hour        // exports.peer_files.max_ttl under after_task: exit (PFILE-3)
+	MaxSleepPeerFilesTTL          = 15 * time.Minute // its ceiling under after_task: sleep (E-CAP-008)
 	DefaultInputSchema            = `{"type":"object"}`
 )
 
@@ -35,6 +39,9 @@ func applyDefaults(m *Manifest, present func(dotted string) bool) {
 	}
 	if e := m.Exports.PeerFiles; e != nil && !present("exports.peer_files.max_bytes") {
 		e.MaxBytes = DefaultExportMaxBytes
+	}
+	if e := m.Exports.PeerFiles; e != nil && !e.TTLDeclared {
+		e.MaxTTL = DefaultPeerFilesTTL
 	}
 	if e := m.Exports.Files; e != nil && !present("exports.files.max_bytes") {
 		e.MaxBytes = DefaultExportMaxBytes

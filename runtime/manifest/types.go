@@ -78,7 +78,7 @@ type Capabilities struct {
 	Filesystem Filesystem
 	Spawn      *Spawn     // grants delegate-task when Allow is non-empty (tools.md DLG)
 	Plan       *Plan      // grants submit-plan when Submit
-	PeerFetch  *PeerFetch // LATER (tools.md PFILE)
+	PeerFetch  *PeerFetch // grants fetch-peer-file (tools.md PFILE)
 	Install    *Install   // grants pull-artifact and remove-artifact
 	// Containment is capabilities.containment: "advisory", "scoped", or ""
 	// when absent (the best the kernel offers; issue 9).
@@ -123,7 +123,7 @@ type Plan struct {
 	Submit bool
 }
 
-// PeerFetch is capabilities.peer_fetch (LATER); Allow is non-empty.
+// PeerFetch is capabilities.peer_fetch; Allow is non-empty.
 type PeerFetch struct {
 	Allow AllowList
 }
@@ -139,7 +139,7 @@ type Install struct {
 // Exports is the exports block (capsule.md §1.4).
 type Exports struct {
 	PeerTasks PeerTasks
-	PeerFiles *PeerFiles  // LATER
+	PeerFiles *PeerFiles  // grants share-file and the peer plane (tools.md PFILE)
 	Files     *FileExport // LATER
 }
 
@@ -149,11 +149,14 @@ type PeerTasks struct {
 	Accept bool
 }
 
-// PeerFiles is exports.peer_files (LATER).
+// PeerFiles is exports.peer_files (tools.md PFILE-1, PFILE-3).
 type PeerFiles struct {
-	Root     string        // relative to the workdir
-	MaxTTL   time.Duration // 0 when not declared
-	MaxBytes int64         // default 10Mi
+	Root   string        // relative to the workdir
+	MaxTTL time.Duration // default 1h (DefaultPeerFilesTTL)
+	// TTLDeclared says max_ttl was written: under after_task: sleep it must
+	// be (E-CAP-008, CheckPeerFilesTTL).
+	TTLDeclared bool
+	MaxBytes    int64 // default 10Mi
 }
 
 // FileExport is exports.files (LATER).

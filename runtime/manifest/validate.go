@@ -77,13 +77,8 @@ func (l *loader) step5() *diag.Diagnostic {
 	if d := m.CheckExports(m.Dir); d != nil {
 		return d
 	}
-	if pf := m.Exports.PeerFiles; pf != nil && m.Lifecycle.AfterTask == "sleep" {
-		switch {
-		case !l.present("exports.peer_files.max_ttl"):
-			return diag.CapPeerFilesTTL("not declared")
-		case pf.MaxTTL.Seconds() > 900:
-			return diag.CapPeerFilesTTL(fmt.Sprintf("declared %ds", int64(pf.MaxTTL.Seconds())))
-		}
+	if d := m.CheckPeerFilesTTL(m.Lifecycle.AfterTask); d != nil {
+		return d
 	}
 	if in := m.Inference; in != nil {
 		for _, b := range in.Choices() {
@@ -114,6 +109,24 @@ func escapes(p string) bool {
 	return c == ".." || strings.HasPrefix(c, "../")
 }
 
+// CheckPeerFilesTTL is E-CAP-008 for afterTask, lifecycle.after_task as
+// loaded or as --lifecycle-after-task overrides it: a sleeping capsule's
+// handles outlive its tasks, so exports.peer_files.max_ttl must be declared
+// and at most 15m (tools.md PFILE-3).
+func (m *Manifest) CheckPeerFilesTTL(afterTask string) *diag.Diagnostic {
+	pf := m.Exports.PeerFiles
+	if pf == nil || afterTask != "sleep" {
+		return nil
+	}
+	switch {
+	case !pf.TTLDeclared:
+		return diag.CapPeerFilesTTL("not declared")
+	case pf.MaxTTL > MaxSleepPeerFilesTTL:
+		return diag.CapPeerFilesTTL(fmt.Sprintf("declared %ds", int64(pf.MaxTTL.Seconds())))
+	}
+	return nil
+}
+
 // CheckExports checks exports.files.root and exports.peer_files.root against
 // workdir, the accessible workdir (capsule.md SES-2), returning E-CAP-007 for
 // a root resolving outside it. Load runs it with the manifest's directory;
@@ -125,9 +138,19 @@ func (m *Manifest) CheckExports(workdir string) *diag.Diagnostic {
 			resolved = filepath.Join(workdir, root)
 		}
 		resolved = filepath.Clean(resolved)
-		rel, err := filepath.Rel(workdir, resolved)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !inside(workdir, resolved) {
 			return diag.CapExportRoot(block, root, resolved, workdir)
+		}
+		// A root that exists as (or through) a symbolic link pointing out
+		// of the workdir resolves outside it too.
+		if real, err := filepath.EvalSymlinks(resolved); err == nil {
+			realWD, werr := filepath.EvalSymlinks(workdir)
+			if werr != nil {
+				realWD = workdir
+			}
+			if !inside(realWD, real) {
+				return diag.CapExportRoot(block, root, real, workdir)
+			}
 		}
 		return nil
 	}
@@ -140,6 +163,12 @@ func (m *Manifest) CheckExports(workdir string) *diag.Diagnostic {
 		return check("peer_files", pf.Root)
 	}
 	return nil
+}
+
+// inside reports whether path is dir or below it (both clean).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // step6 is MAN-4 step (6): reserved names (MAN-9, tools.md STAGE-6).

@@ -257,6 +257,9 @@ func (l *Launch) applyOverrides(m *manifest.Manifest) error {
 		switch o.AfterTask {
 		case "exit", "sleep":
 			m.Lifecycle.AfterTask = o.AfterTask
+			if d := m.CheckPeerFilesTTL(o.AfterTask); d != nil {
+				return d // a sleeping capsule's handles outlive its tasks (PFILE-3)
+			}
 		default:
 			return diag.ManOverrideNotOneOf("lifecycle-after-task", o.AfterTask, "exit", "sleep")
 		}
