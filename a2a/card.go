@@ -31,6 +31,9 @@ func (c *AgentCard) Extension(uri string) *AgentExtension {
 	return nil
 }
 
+// BindingJSONRPC is AgentInterface.ProtocolBinding of a JSON-RPC door.
+const BindingJSONRPC = "JSONRPC"
+
 // AgentInterface is one URL and binding the agent answers at.
 type AgentInterface struct {
 	URL             string `json:"url"`

@@ -116,7 +116,7 @@ func (c *Config) card(withCapsule bool) card {
 		Description: "Murmur capsule " + c.Name + " " + c.Version,
 		Version:     c.Version,
 		SupportedInterfaces: []a2a.AgentInterface{{
-			URL: c.URL, ProtocolBinding: "JSONRPC", ProtocolVersion: a2a.ProtocolVersion,
+			URL: c.URL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.ProtocolVersion,
 		}},
 		Capabilities: capabilities{
 			Streaming:         c.Acceptance.Streaming(),

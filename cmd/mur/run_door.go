@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/spawn"
+	"github.com/murmur-go/mur/runtime/tool/peerfile"
 )
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
@@ -56,8 +57,13 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 	if hub := sess.Hub(); hub != nil {
 		completions = hub // DLG-7: a child's completion reaches its delegation
 	}
+	var peerFiles door.PeerFiles
+	if p := sess.PeerFiles(); p != nil {
+		peerFiles = p // PFILE-5: GET /resources/peer/<handle>
+	}
 	srv, err := door.New(door.Config{
 		Completions: completions,
+		PeerFiles:   peerFiles,
 		Registry:    sess.Registry(),
 		Card: agentcard.Config{Name: m.Name, Version: m.Version, URL: url, Tools: toolNames,
 			Shell: m.Capabilities.Shell != nil, Network: len(m.Capabilities.Network.Allow) > 0},
@@ -162,4 +168,7 @@ func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, ho
 // removeRunning removes the running record at session end (SES-8).
 func removeRunning(home, ses string) { _ = running.Remove(home, ses) }
 
-var _ door.Completions = (*spawn.Hub)(nil)
+var (
+	_ door.Completions = (*spawn.Hub)(nil)
+	_ door.PeerFiles   = (*peerfile.Plane)(nil)
+)

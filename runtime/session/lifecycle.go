@@ -240,6 +240,9 @@ func (s *Session) end() Result {
 	stopped := s.stopped
 	s.mu.Unlock()
 	s.reg.Close(stopped)
+	if s.peer != nil {
+		s.peer.Close() // the key is gone: every handle this session minted is void (PFILE-3)
+	}
 	if s.hub != nil {
 		s.hub.Close() // no child outlives the session that spawned it (DLG-6)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/status"
@@ -203,17 +204,21 @@ func (t *taskRun) capture(req *driver.Request, resp *driver.Response) *trace.Cap
 	ids := make([]string, len(req.Messages))
 	shas := make([]string, len(req.Messages))
 	var bodies [][]byte
+	// Bodies are hashed and stored as the records keep them: a peer-file
+	// handle in a message or response only as its id (PFILE-6).
 	for i, m := range req.Messages {
 		ids[i] = m.ID
 		b, _ := json.Marshal(m)
+		b = peerplane.RedactBytes(b)
 		shas[i] = sha(string(b))
 		bodies = append(bodies, b)
 	}
 	toolsJSON, _ := json.Marshal(req.Tools)
+	raw := peerplane.RedactBytes(resp.RawBody)
 	c := &trace.Capture{MessageIDs: ids, SystemSHA: sha(req.System), ToolsSHA: sha(string(toolsJSON)),
-		ResponseSHA: sha(string(resp.RawBody)), MessageSHAs: shas}
+		ResponseSHA: sha(string(raw)), MessageSHAs: shas}
 	if capture == "content" {
-		bodies = append(bodies, []byte(req.System), toolsJSON, resp.RawBody)
+		bodies = append(bodies, []byte(req.System), toolsJSON, raw)
 		for _, b := range bodies {
 			t.s.blob(b)
 		}

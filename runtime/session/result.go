@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/murmur-go/mur/internal/peerplane"
 )
 
 // Exit statuses of a task (LOOP-5, tools.md REC-4) and of a session (LOOP-20).
@@ -60,7 +62,8 @@ func writeResult(outDir, text string) error {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.WriteString(text); err != nil {
+	// The records directory holds a peer-file handle only as its id (PFILE-6).
+	if _, err := f.WriteString(peerplane.Redact(text)); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err

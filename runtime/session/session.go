@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -19,6 +20,7 @@ import (
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/tool/peerfile"
 	"github.com/murmur-go/mur/runtime/tool/shell"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -71,9 +73,10 @@ type Session struct {
 	shell   *shell.Shell
 	works   *shell.Works
 	env     []string
-	sandbox *proc.Sandbox // starts every tool process (issue 9)
-	cgroup  *proc.Cgroup  // nil: none
-	hub     *spawn.Hub    // the session's children; nil without capabilities.spawn.allow
+	sandbox *proc.Sandbox   // starts every tool process (issue 9)
+	cgroup  *proc.Cgroup    // nil: none
+	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
+	peer    *peerfile.Plane // exports.peer_files; nil without it
 
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due
@@ -216,7 +219,7 @@ func (s *Session) bootstrap(text string) {
 		return
 	}
 	defer f.Close()
-	_, _ = io.WriteString(f, text)
+	_, _ = io.WriteString(f, peerplane.Redact(text)) // a log never holds a peer-file handle (PFILE-6)
 }
 
 // Bootstrap appends text to logs/bootstrap.log; cmd/mur sends undeliverable

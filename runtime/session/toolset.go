@@ -58,6 +58,9 @@ func (s *Session) buildTools() error {
 	for name, t := range s.buildDelegation() {
 		impl[name] = t
 	}
+	for name, t := range s.buildPeerFiles() {
+		impl[name] = t
+	}
 	for name, t := range s.planAndInstall() {
 		impl[name] = t
 	}

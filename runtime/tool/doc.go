@@ -16,6 +16,7 @@
 //	tool/status        session-status (STATUS-*)
 //	tool/switchdriver  switch-driver (SWD-*)
 //	tool/member        call-member (CALL-*), end-without-answer (EWA-*)
+//	tool/peerfile      share-file, fetch-peer-file and the peer plane's redeem (PFILE-*)
 //	tool/input         murmur-tool-request-input, the built-in artifact (input.md INP-*)
 //
 // A tool answers one call and returns a Result: its status, summary, data

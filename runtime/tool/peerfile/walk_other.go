@@ -1,0 +1,13 @@
+//go:build !linux && !darwin
+
+package peerfile
+
+import "github.com/murmur-go/mur/internal/peerplane"
+
+// openBelow needs openat and O_NOFOLLOW walks; on other systems the plane
+// serves nothing rather than serve through a weaker check.
+func openBelow(string, []string, []string) (*opened, *refused) {
+	return nil, &refused{peerplane.IOError(), "the peer plane is not supported on this system"}
+}
+
+func restat(*opened) (fileID, error) { return fileID{}, nil }
