@@ -91,35 +91,35 @@ func HandleExpired(exp time.Time) *Refusal {
 	return &Refusal{http.StatusGone, CodeHandleExpired, "the handle expired at " + exp.UTC().Format(time.RFC3339)}
 }
 
-// NotFound: the file the handle names is not there (or the root is not).
+// NotFound answers a handle whose file is not there (nor, perhaps, the root).
 func NotFound() *Refusal {
 	return &Refusal{http.StatusNotFound, CodeNotFound, "the file this handle names does not exist"}
 }
 
-// OutsideRoot: the path, or the export root itself, no longer resolves
-// inside the declared export root.
+// OutsideRoot answers a path that, or whose export root itself, no longer
+// resolves inside the declared export root.
 func OutsideRoot() *Refusal {
 	return &Refusal{http.StatusForbidden, CodeOutsideRoot, "the file this handle names resolves outside the export root"}
 }
 
-// SymlinkRefused: a component of the path below the root is a symbolic
-// link, which the plane never follows.
+// SymlinkRefused answers a path with a symbolic link below the root, which
+// the plane never follows.
 func SymlinkRefused() *Refusal {
 	return &Refusal{http.StatusForbidden, CodeSymlinkRefused, "the path this handle names passes through a symbolic link, which the peer plane never follows"}
 }
 
-// NotARegularFile: a directory, fifo, socket or device.
+// NotARegularFile answers a directory, fifo, socket or device.
 func NotARegularFile() *Refusal {
 	return &Refusal{http.StatusForbidden, CodeNotARegularFile, "the handle names a directory or another file that is not a regular file"}
 }
 
-// TooLarge: the file exceeds exports.peer_files.max_bytes.
+// TooLarge answers a file over exports.peer_files.max_bytes.
 func TooLarge(size, max int64) *Refusal {
 	return &Refusal{http.StatusRequestEntityTooLarge, CodeTooLarge,
 		fmt.Sprintf("the file is %d bytes, more than exports.peer_files.max_bytes (%d)", size, max)}
 }
 
-// IOError: the open or read failed for any other reason.
+// IOError answers an open or read that failed for any other reason.
 func IOError() *Refusal {
 	return &Refusal{http.StatusInternalServerError, CodeIOError, "the file could not be read"}
 }

@@ -65,7 +65,7 @@ func (t *shareTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 	}
 	o, rf := p.open(rel)
 	if rf != nil {
-		return fail(rf.r.Code, rf.r.Message, rf.reason)
+		return fail(rf.r.Code, "'"+rel+"' cannot be shared: "+rf.reason, rf.reason)
 	}
 	o.f.Close()
 	if !p.cfg.Network.Allows(base) {

@@ -18,7 +18,7 @@ const copyBuffer = 256 << 10
 // size is known (-1: to EOF). It returns the byte count and the digest.
 func receive(w io.Writer, body io.Reader, size int64) (int64, string, error) {
 	h := sha256.New()
-	var src io.Reader = body
+	src := body
 	if size >= 0 {
 		src = io.LimitReader(body, size)
 	}
