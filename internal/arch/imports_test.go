@@ -59,6 +59,8 @@ var rules = map[string][]string{
 	// and `mur stop` do; it is reached only from cmd/mur.
 	"internal/view/...": {"a2a", "a2a/client", "internal/diag", "runtime/records", "runtime/running", "runtime/trace", "internal/view/..."},
 	"cmd/...":           {"..."},
+	// An example's helper is an A2A client like any other.
+	"examples/...": {"a2a", "a2a/client"},
 }
 
 // toolImports are what a package under runtime/tool/ may import.
