@@ -22,7 +22,12 @@ import (
 // mur is the real binary, built once by TestMain.
 var mur string
 
-func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &mur)) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(bareServeEnv); path != "" {
+		os.Exit(bareServe(path)) // the benchmark's baseline, a process of its own
+	}
+	os.Exit(testmur.Run(m, testmur.Mur, &mur))
+}
 
 // world is one test's directory and the $MURMUR_HOME its capsules share.
 type world struct {
