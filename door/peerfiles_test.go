@@ -206,3 +206,27 @@ func TestPeerBodyEndsEarly(t *testing.T) {
 		t.Errorf("Done(%d, %v), want fewer than %d bytes and an error", d.n, d.err, len(content))
 	}
 }
+
+// TestPeerRouteUnderConnectionCap: the route runs under the door's bounds
+// — a request on a connection past the cap is 503 before the plane is
+// asked (docs/door.md), token or no token.
+func TestPeerRouteUnderConnectionCap(t *testing.T) {
+	p := servingPlane(t, "x")
+	td := startDoor(t, opts{maxConns: 1, peer: p})
+	held := td.dial(t)
+	defer held.Close()
+	over := td.dial(t)
+	if _, err := io.WriteString(over, "GET /resources/peer/h HTTP/1.1\r\nHost: door\r\nx-murmur-audience: a@b:1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := readAnswer(t, over)
+	if resp.StatusCode != 503 || !strings.Contains(body, `"overloaded"`) {
+		t.Errorf("past the cap = %d %s", resp.StatusCode, body)
+	}
+	p.mu.Lock()
+	asked := len(p.reqs)
+	p.mu.Unlock()
+	if asked != 0 {
+		t.Errorf("the plane was asked %d times past the cap", asked)
+	}
+}
