@@ -206,7 +206,7 @@ func TestLoadErrors(t *testing.T) {
 			"error[E-CAP-008]: exports.peer_files with lifecycle.after_task: sleep requires exports.peer_files.max_ttl to be declared and at most 900s (not declared)\n  hint: declare exports.peer_files.max_ttl: 15m or shorter\n"},
 		{"CAP008_too_long", head + "exports: {peer_files: {root: out, max_ttl: 1h}}\nlifecycle: {task_acceptance: queue, after_task: sleep}\n", nil,
 			"error[E-CAP-008]: exports.peer_files with lifecycle.after_task: sleep requires exports.peer_files.max_ttl to be declared and at most 900s (declared 3600s)\n  hint: declare exports.peer_files.max_ttl: 15m or shorter\n"},
-		{"CAP008_15m_ok_then_zero", head + "exports: {peer_files: {root: out, max_ttl: 0}}\n", nil,
+		{"MAN003_peer_files_max_ttl_zero", head + "exports: {peer_files: {root: out, max_ttl: 0}}\n", nil,
 			"error[E-MAN-003]: /proj/murmur.yaml: exports.peer_files.max_ttl: must be at least 1s\n  hint: correct exports.peer_files.max_ttl\n"},
 		{"CAP018_primary", "name: demo\nversion: 1.0.0\ninference: {driver: {kind: anthropic, model: claude}}\n", nil,
 			"error[E-CAP-018]: inference.driver (kind anthropic) binds no credential\n  hint: set api_key: ${NAME}, or keyless: true if the endpoint takes no key\n"},
