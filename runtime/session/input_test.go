@@ -171,10 +171,10 @@ func TestRequestInputOneReply_INP6(t *testing.T) {
 	<-a.results.ch // the first task ends
 	<-a.results.ch // then the queued one (the driver asks only in its first call)
 	recs := a.stop(t)
-	if n := len(of[trace.InputReply](t, recs)); n < 1 {
-		t.Errorf("input_reply records = %d", n)
+	if n := len(of[trace.InputReply](t, recs)); n != 1 {
+		t.Errorf("input_reply records = %d, want 1: the refused reply records none (INP-6)", n)
 	}
-	if te := of[trace.TaskEnd](t, recs); len(te) < 1 || te[0].Turns != 2 {
+	if te := of[trace.TaskEnd](t, recs); len(te) != 2 || te[0].Turns != 2 {
 		t.Errorf("task_end = %+v, want 2 turns: the wait counts none (INP-9)", te)
 	}
 }
