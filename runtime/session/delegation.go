@@ -52,7 +52,7 @@ func (s *Session) buildDelegation() map[string]tool.Tool {
 	hub, err := spawn.New(spawn.Config{
 		Mur: mur, Parent: s.m, SessionID: s.id, URL: s.url, Workdir: s.workdir, Cwd: s.l.Opts.Cwd,
 		Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, Depth: depth, FormationID: formationID,
-		Deadline: s.deadline, Getenv: s.l.Opts.Getenv, LogsDir: s.logsDir,
+		Deadline: s.deadline, Getenv: s.l.Opts.Getenv, NoEnvFile: s.l.Opts.NoEnvFile, LogsDir: s.logsDir,
 	})
 	if err != nil {
 		s.bootstrap(fmt.Sprintf("delegation is unavailable: %v\n", err))

@@ -76,6 +76,10 @@ type Config struct {
 	// child's. Both nil in a build that does not parse the key.
 	EnvAllow   []string
 	EnvAllowOf func(*manifest.Manifest) []string
+	// NoEnvFile is the parent's --no-env-file, which each child gets too;
+	// otherwise a child loads its project's .env as its parent did
+	// (capsule.md SES-10), so a driver key kept there reaches it.
+	NoEnvFile bool
 	// LogsDir, when set, receives each child's stderr as <delegation_id>.log.
 	LogsDir string
 	// Timing: each zero field takes DefaultTiming's value.

@@ -152,8 +152,10 @@ func (h *Hub) args(req Request, r store.Resolved, dir string) []string {
 		acceptance, after = "queue", "sleep"
 	}
 	a := []string{"run", "--capsule", req.Capsule, "--capsule-version", req.Version, "--capsule-sha256", r.SHA256,
-		"--workdir", dir, "--json", "--no-env-file",
-		"--lifecycle-task-acceptance", acceptance, "--lifecycle-after-task", after}
+		"--workdir", dir, "--json", "--lifecycle-task-acceptance", acceptance, "--lifecycle-after-task", after}
+	if h.cfg.NoEnvFile {
+		a = append(a, "--no-env-file")
+	}
 	if p := h.cfg.Stores.ProjectDir; p != "" {
 		a = append(a, "--store-root", p)
 	}

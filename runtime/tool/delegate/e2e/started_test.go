@@ -141,3 +141,33 @@ func TestStartedAndOK_DLG3_DLG4_DLG7_DLG9(t *testing.T) {
 		t.Errorf("the child's trace does not end in session_end")
 	}
 }
+
+// TestChildLoadsProjectEnv_SES10: a child loads its project's .env, as its
+// parent did, so what the operator keeps there (a driver key, say) reaches
+// it; a parent run with --no-env-file hands that on.
+func TestChildLoadsProjectEnv_SES10(t *testing.T) {
+	w := newWorld(t)
+	w.install(t, capsule{name: "echoer", caps: "  shell:\n    allow: [bash]\n", script: `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: bash, input: {command: "echo greeting=$GREETING"}}]
+      - text: done
+`})
+	dir := w.put(t, delegating("parent", "  shell:\n    allow: [bash]\n  spawn:\n    allow: [local/echoer@0.1.0]\n", "echoer", "echo"))
+	w.write(t, "parent/.env", "GREETING=from-the-project\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "greeting=from-the-project\n"}, {[]string{"--no-env-file"}, "greeting=\n"}} {
+		r, stderr, code := w.run(t, dir, "go", c.args...)
+		if code != 0 {
+			t.Fatalf("mur run %v exited %d: %s", c.args, code, stderr)
+		}
+		st := of[trace.DelegationStart](t, records(t, r.RecordsDir))[0]
+		out := toolOutputs(t, records(t, w.childRecords(t, filepath.Join(r.Workdir, st.ChildWorkdir), st.ChildSessionID)), "bash")
+		if len(out) != 1 || !strings.Contains(out[0], "\nStdout:\n"+c.want) {
+			t.Errorf("mur run %v: the child's bash = %q, want %q", c.args, out, c.want)
+		}
+	}
+}
