@@ -14,15 +14,18 @@ import (
 	"time"
 )
 
-// Exec runs cmd to its end, capturing its stdout and stderr (cmd's own
-// Stdout and Stderr must be unset), and returns them with its exit code
-// (-1 when a signal ended it). A command that does not start, or whose end
-// cannot be read, stops the test.
+// Exec runs cmd to its end (started by Start), capturing its stdout and
+// stderr (cmd's own Stdout and Stderr must be unset), and returns them with
+// its exit code (-1 when a signal ended it). A command that does not start,
+// or whose end cannot be read, stops the test.
 func Exec(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -66,7 +66,7 @@ func TestAlive(t *testing.T) {
 		t.Error("Alive(self) = false")
 	}
 	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
+	if err := RunCmd(cmd); err != nil {
 		t.Fatal(err)
 	}
 	if Alive(cmd.Process.Pid) {

@@ -26,7 +26,7 @@ func TestRunBuilds(t *testing.T) {
 	if filepath.Base(hello) != "hello" || !strings.HasPrefix(filepath.Base(filepath.Dir(hello)), "mur-test-") {
 		t.Errorf("binary at %q, want <tmp>/mur-test-*/hello", hello)
 	}
-	out, err := exec.Command(hello).Output()
+	out, err := Combined(exec.Command(hello))
 	if err != nil || string(out) != "hello\n" {
 		t.Errorf("%s = %q, %v; want \"hello\\n\"", hello, out, err)
 	}
@@ -58,7 +58,7 @@ func TestCleanup(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report")
 			cmd := exec.Command(os.Args[0], "-test.run=^TestReport$")
 			cmd.Env = append(os.Environ(), "TESTMUR_MODE="+mode, "TESTMUR_REPORT="+report)
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := Combined(cmd); err != nil {
 				t.Fatalf("child: %v\n%s", err, out)
 			}
 			b, err := os.ReadFile(report)
