@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // openPTY opens a pseudo-terminal pair: the controlling side the test
@@ -47,7 +49,7 @@ func (e *artEnv) onTerminal(t *testing.T, dir string, env []string, args ...stri
 	cmd.Dir = filepath.Join(e.root, dir)
 	cmd.Env = append(append(os.Environ(), "MURMUR_HOME="+e.home, "TERM=xterm"), env...)
 	cmd.Stdout, cmd.Stderr = pts, pts
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	pts.Close() // the child holds it; EOF (EIO) once the child is gone

@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // memberManifest is the conforming capsule as a formation member's: an
@@ -59,7 +60,7 @@ func startMember(t *testing.T, e *runEnv) (p *runProc, lifeline *os.File, url, s
 		t.Fatal(err)
 	}
 	p.stdout = bufio.NewReader(out)
-	if err := p.cmd.Start(); err != nil {
+	if err := testmur.Start(p.cmd); err != nil {
 		t.Fatal(err)
 	}
 	chR.Close()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // BenchmarkDoorBodiesRSS sends 64 maximum-size bodies (just under DOOR-5's
@@ -30,7 +32,7 @@ func BenchmarkDoorBodiesRSS(b *testing.B) {
 	}
 	cmd := e.command("--json")
 	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/running"
 )
 
@@ -58,9 +59,7 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 	os.WriteFile(filepath.Join(capsule, "murmur.yaml"), []byte(waiterManifest), 0o600)
 	os.WriteFile(filepath.Join(capsule, "script.yaml"), []byte(waiterScript), 0o600)
 	fifo := filepath.Join(capsule, "started.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 
 	run := exec.Command(murBin, "run", "--capsule", capsule, "--json", "--task", "wait here",
 		"--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
@@ -70,7 +69,7 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run.Start(); err != nil {
+	if err := testmur.Start(run); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{}) // closed once mur run has been reaped

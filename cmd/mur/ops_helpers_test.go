@@ -104,7 +104,7 @@ type fakeProc struct {
 func startProc(t *testing.T, script string) *fakeProc {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
-	if err := cmd.Start(); err != nil {
+	if err := testmur.StartFake(cmd); err != nil {
 		t.Fatal(err)
 	}
 	p := &fakeProc{cmd: cmd, exited: make(chan struct{})}
@@ -144,7 +144,7 @@ func (p *fakeProc) signaled() syscall.Signal {
 func goneProc(t *testing.T) (int, string) {
 	t.Helper()
 	cmd := exec.Command("true")
-	if err := cmd.Start(); err != nil {
+	if err := testmur.StartFake(cmd); err != nil {
 		t.Fatal(err)
 	}
 	start, _ := running.StartTime(cmd.Process.Pid)

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -80,7 +79,7 @@ func (e *runEnv) start(t *testing.T, args ...string) *runProc {
 	}
 	p.cmd.Stderr = &p.stderr
 	p.stdout = bufio.NewReader(out)
-	if err := p.cmd.Start(); err != nil {
+	if err := testmur.Start(p.cmd); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -145,9 +144,7 @@ func blockingCapsule(t *testing.T, lifecycle, command string) *runEnv {
 		"murmur.yaml": "name: blocker\nversion: \"1.0.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\ncapabilities:\n  shell:\n    allow: [bash]\n" + lifecycle,
 		"script.yaml": fmt.Sprintf("script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: bash, input: {command: %q}}]\n      - text: started\n", command),
 	})
-	if err := syscall.Mkfifo(filepath.Join(e.dir, "ready"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, filepath.Join(e.dir, "ready"))
 	return e
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // Issue 9, item 9: a records directory deleted under a running session is
@@ -17,9 +19,7 @@ import (
 // task is not reported done and the session ends E-RUN-007 naming the path.
 func TestRunRecordsDeleted_ERUN007(t *testing.T) {
 	e := blockingCapsule(t, "", "echo $$ > ready; read x < go")
-	if err := syscall.Mkfifo(filepath.Join(e.dir, "go"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, filepath.Join(e.dir, "go"))
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
 	p.line(t) // murmur: url
 	ses := strings.TrimPrefix(p.line(t), "session: ")
@@ -67,7 +67,7 @@ func TestRunTraceFullDisk_LOOP19(t *testing.T) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + home, "HOME=" + home}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err := testmur.RunCmd(cmd)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "error[E-RUN-007]: the trace could not be written: ") ||
 		!strings.Contains(stderr.String(), "trace.jsonl: no space left on device; the session ends") {
 		t.Errorf("mur run: %v, stderr %q; want exit 1 with E-RUN-007 (no space left on device)", err, stderr.String())

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 func TestRunHelloExample_CLI3(t *testing.T) {
@@ -160,9 +162,7 @@ func TestRunSecondSignalExits143_SES8(t *testing.T) {
 	// it, and the second signal then ends mur at once.
 	e := blockingCapsule(t, "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n  shell_grace_secs: 0\n",
 		"trap 'echo term > termed' TERM; echo $$ > ready; while :; do sleep 0.1; done")
-	if err := syscall.Mkfifo(filepath.Join(e.dir, "termed"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, filepath.Join(e.dir, "termed"))
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
 	pgid := readyPgid(t, e)
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
@@ -278,7 +278,7 @@ func TestRunStoreForm_STORE3_ERUN047(t *testing.T) {
 	install := exec.Command(murBin, "install", "-g", e.dir)
 	install.Dir = t.TempDir()
 	install.Env = []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + e.home, "HOME=" + e.home}
-	out, err := install.CombinedOutput()
+	out, err := testmur.Combined(install)
 	if err != nil {
 		t.Fatalf("mur install: %v %s", err, out)
 	}

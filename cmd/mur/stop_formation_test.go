@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/running"
 )
 
@@ -33,7 +34,7 @@ func startFrmProcOut(t *testing.T, name string, args ...string) (*exec.Cmd, *buf
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	if err := testmur.Start(c); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -195,7 +196,7 @@ func TestStopFormationTimeoutZero(t *testing.T) {
 	member := exec.Command("sh", "-c", "read x")
 	member.Stdin = r
 	for _, c := range []*exec.Cmd{launcher, member} {
-		if err := c.Start(); err != nil {
+		if err := testmur.StartFake(c); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan struct{})

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/running"
 )
 
@@ -73,7 +74,7 @@ func startReady(t *testing.T, script string) *fakeProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.StartFake(cmd); err != nil {
 		t.Fatal(err)
 	}
 	p := &fakeProc{cmd: cmd, exited: make(chan struct{})}

@@ -79,9 +79,7 @@ func TestViewOpenKeepsTokenOffArgv(t *testing.T) {
 	home, ses := helloSession(t)
 	bin := t.TempDir()
 	fifo := filepath.Join(bin, "opened")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	// The fake opener reports its argv, the file's mode and the file's text
 	// through the fifo, so the test waits on it rather than on a clock.
 	opener := "#!/bin/sh\n{ printf 'argv: %s\\n' \"$*\"; stat -c 'mode: %a' \"$1\"; cat \"$1\"; } > " + fifo + "\n"
@@ -96,7 +94,7 @@ func TestViewOpenKeepsTokenOffArgv(t *testing.T) {
 	}
 	var stderr testmur.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -151,7 +149,7 @@ func TestViewOfEndedSession(t *testing.T) {
 	}
 	var stderr testmur.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})

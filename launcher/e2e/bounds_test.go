@@ -108,7 +108,7 @@ func fifo(t *testing.T, path string) {
 // the signal (it ignored it).
 func exitAfterSignal(t *testing.T, cmd *exec.Cmd, path string, sig syscall.Signal) int {
 	t.Helper()
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1) // the one Wait result

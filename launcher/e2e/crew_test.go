@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // scaffoldCrew runs mur new --roster crew and installs both members
@@ -122,7 +124,7 @@ func TestLauncherSurvivesClosedStderr(t *testing.T) {
 	cmd.Dir, cmd.Env, cmd.Stderr = w.dir, w.env(), wr
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	err = cmd.Run()
+	err = testmur.RunCmd(cmd)
 	wr.Close()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -89,7 +89,7 @@ func startHandMember(t *testing.T, w *world, frm, name, capsule, sha string, pub
 	var errb testmur.Buffer
 	cmd.Stderr = &errb
 	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	chR.Close()
@@ -224,7 +224,7 @@ func TestUnpassedDescriptorsAreNotOpen(t *testing.T) {
 		cmd.Env = append(w.env(), "MURMUR_FORMATION_ID="+frm, tt.variable)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
+		err := testmur.RunCmd(cmd)
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || out.Len() != 0 || errb.String() != tt.want {
 			t.Errorf("%s: %v\nstdout %q\nstderr %q\nwant   %q", tt.variable, err, &out, &errb, tt.want)
 		}

@@ -65,7 +65,7 @@ func (w *world) start(t testing.TB, dir string, args ...string) *launch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	go func() {

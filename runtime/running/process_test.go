@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // startSleeper starts a real long-running process and makes sure it is gone
@@ -15,7 +17,7 @@ import (
 func startSleeper(t *testing.T) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command("sleep", "300")
-	if err := cmd.Start(); err != nil {
+	if err := testmur.StartFake(cmd); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

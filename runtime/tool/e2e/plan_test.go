@@ -188,9 +188,7 @@ rules:
       - text: "never"
 `)
 	for _, p := range []string{"started.fifo", "block.fifo"} {
-		if err := syscall.Mkfifo(filepath.Join(c.dir, p), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testmur.FIFO(t, filepath.Join(c.dir, p))
 	}
 	cmd := c.command("run", "--json", "--task", "wait")
 	var stderr testmur.Buffer
@@ -199,7 +197,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	line, _ := bufio.NewReader(out).ReadString('\n')

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -70,7 +71,7 @@ func BenchmarkCapsuleReady(b *testing.B) {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			if err := cmd.Start(); err != nil {
+			if err := testmur.Start(cmd); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {

@@ -26,7 +26,7 @@ func TestDelegateExample(t *testing.T) {
 	for _, c := range []string{"counter", "reverser"} {
 		cmd := exec.Command(mur, "install", "--force", c)
 		cmd.Dir, cmd.Env = w.dir, w.environ()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", c, err, out)
 		}
 	}

@@ -55,9 +55,7 @@ func TestChildFails_DLG7(t *testing.T) {
 func TestChildKilled_DLG7(t *testing.T) {
 	w := newWorld(t)
 	fifo := filepath.Join(w.dir, "pid")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
@@ -73,7 +71,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var r readiness
@@ -140,9 +138,7 @@ func TestDelegationDeadline_DLG5(t *testing.T) {
 func TestParentKilled_DLG6(t *testing.T) {
 	w := newWorld(t)
 	fifo := filepath.Join(w.dir, "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
@@ -156,7 +152,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var r readiness

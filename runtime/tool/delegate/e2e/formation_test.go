@@ -39,7 +39,7 @@ func (w *world) formation(t *testing.T, task string, members []member, edges ...
 		w.put(t, c)
 		cmd := exec.Command(mur, "install", c.name)
 		cmd.Dir, cmd.Env = w.dir, w.environ()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", c.name, err, out)
 		}
 		fmt.Fprintf(&roster, "  - name: %s\n    capsule: %s\n    version: \"0.1.0\"\n", c.name, c.name)
@@ -64,7 +64,7 @@ func (w *world) formation(t *testing.T, task string, members []member, edges ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
@@ -100,9 +100,7 @@ type launch struct {
 func TestFormationMemberDelegates_DLG6(t *testing.T) {
 	w := newWorld(t)
 	up := filepath.Join(w.dir, "up")
-	if err := syscall.Mkfifo(up, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, up)
 	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}

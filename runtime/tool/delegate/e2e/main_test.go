@@ -100,7 +100,7 @@ func (w *world) install(t testing.TB, caps ...capsule) {
 		dir := w.put(t, c)
 		cmd := exec.Command(mur, "install", "-g", dir)
 		cmd.Dir, cmd.Env = w.dir, w.environ()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install -g %s: %v\n%s", c.name, err, out)
 		}
 	}

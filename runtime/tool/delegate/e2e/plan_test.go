@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/testmur"
@@ -46,9 +45,7 @@ func TestPlanCapsuleSteps_PLAN6(t *testing.T) {
 	w.env = []string{"MURMUR_DELEGATION_TIMEOUT_SECS=60"} // a regression fails, not hangs
 	ab, ba := filepath.Join(w.dir, "ab"), filepath.Join(w.dir, "ba")
 	for _, f := range []string{ab, ba} {
-		if err := syscall.Mkfifo(f, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testmur.FIFO(t, f)
 	}
 	child := func(name, command string) capsule {
 		return capsule{name: name, caps: unconfined, script: `script_version: 1
@@ -116,9 +113,7 @@ rules:
 func TestPlanCanceled_PLAN7(t *testing.T) {
 	w := newWorld(t)
 	up := filepath.Join(w.dir, "up")
-	if err := syscall.Mkfifo(up, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, up)
 	w.install(t, capsule{name: "worker", caps: unconfined, script: `script_version: 1
 rules:
   - match: {always: true}
@@ -136,7 +131,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var r readiness

@@ -28,7 +28,7 @@ func TestCanceledWhileWaiting_RND3_DLG8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var r readiness

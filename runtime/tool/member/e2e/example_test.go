@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -29,7 +30,7 @@ func TestStudioExample(t *testing.T) {
 	for _, m := range []string{"planner", "coder", "reviewer"} {
 		cmd := exec.Command(mur, "install", "--force", m)
 		cmd.Dir, cmd.Env = p.dir, p.environ()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", m, err, out)
 		}
 	}
@@ -38,7 +39,7 @@ func TestStudioExample(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := testmur.RunCmd(cmd)
 	noneLeft(t, cmd.Process.Pid)
 	if err != nil {
 		t.Fatalf("mur run --roster: %v\n%s%s", err, out.String(), errb.String())

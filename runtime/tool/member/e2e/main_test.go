@@ -112,7 +112,7 @@ trace:
 		p.write(t, c.name+"/script.yaml", c.script)
 		cmd := exec.Command(mur, "install", c.name)
 		cmd.Dir, cmd.Env = p.dir, p.environ()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", c.name, err, out)
 		}
 	}
@@ -143,9 +143,7 @@ func (p *project) roster(t testing.TB, members []string, edges ...string) {
 func (p *project) fifo(t testing.TB, name string) string {
 	t.Helper()
 	path := filepath.Join(p.dir, name)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, path)
 	return path
 }
 
@@ -201,7 +199,7 @@ func (p *project) launch(t testing.TB, args ...string) *launch {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
