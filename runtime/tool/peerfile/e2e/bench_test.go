@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 const benchSize = 64 << 20
@@ -173,7 +175,7 @@ func startBare(b *testing.B, path string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.StartFake(cmd); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { in.Close(); _ = cmd.Wait() })

@@ -26,7 +26,7 @@ func TestPeerFilesExample(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := testmur.RunCmd(cmd)
 	if left := inSession(cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("run.sh left processes running: %v", left)
 	}

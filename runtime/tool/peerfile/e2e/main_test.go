@@ -88,7 +88,7 @@ func (w *world) start(t testing.TB, dir string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	w.procs = append(w.procs, p)
