@@ -1,13 +1,14 @@
 package arch
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 const module = "github.com/murmur-go/mur"
@@ -81,11 +82,11 @@ type pkg struct {
 }
 
 func TestImportRules(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-json", module+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
+	out, errOut, code := testmur.Exec(t, exec.Command("go", "list", "-deps", "-json", module+"/..."))
+	if code != 0 {
+		t.Fatalf("go list: exit %d\n%s", code, errOut)
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
+	dec := json.NewDecoder(strings.NewReader(out))
 	checked := 0
 	for {
 		var p pkg
