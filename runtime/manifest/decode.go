@@ -26,6 +26,10 @@ type loader struct {
 	// raw allow entries, parsed at step 5 (E-CAP-001)
 	netAllow, peerFetchAllow []string
 
+	// process is inference.transport: process, read before the walk
+	// (peekTransport): blocks decoded before inference depend on it.
+	process bool
+
 	// probe, when not nil, collects every key the field tables know (Keys).
 	probe map[string]bool
 }

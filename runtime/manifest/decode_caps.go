@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -68,13 +69,40 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 		// Issue 9: the containment class the capsule asks of the kernel;
 		// "sealed" (murmur's third class) is not built here.
 		{key: "containment", fn: func(d string, v *yaml.Node) { c.Containment, _ = l.enum(d, v, "advisory", "scoped") }},
+		{key: "env", fn: l.env},
 		// LATER blocks (capsule.md §1.3): accepted, ignored with W-SEC-019.
-		{key: "env", later: true, fn: noop},
 		{key: "limits", later: true, fn: noop},
 		{key: "resources", later: true, fn: noop},
 		{key: "state", later: true, fn: noop},
 		{key: "conversation", later: true, fn: noop},
 	})
+}
+
+// envName is a variable name capabilities.env.allow may hold (PROC-3).
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// env reads capabilities.env (process.md PROC-3). Under http the grant acts
+// only for delegated children (tools.md delegate-task); without capabilities.spawn
+// it is validated, then ignored with W-SEC-019.
+func (l *loader) env(d string, v *yaml.Node) {
+	e := &EnvGrant{}
+	l.m.Capabilities.Env = e
+	l.mapping(d, v, []field{{key: "allow", fn: func(d string, v *yaml.Node) {
+		list, ok := l.strList(d, v)
+		if !ok {
+			return
+		}
+		for i, n := range list {
+			if !envName.MatchString(n) {
+				l.invalid(fmt.Sprintf("%s[%d]", d, i), "'%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", n)
+				return
+			}
+		}
+		e.Allow = list
+		if !l.process && l.m.Capabilities.Spawn == nil { // spawn decodes first
+			l.warns = append(l.warns, diag.SecNotSupported(d))
+		}
+	}}})
 }
 
 func (l *loader) shell(d string, v *yaml.Node) {
@@ -194,8 +222,9 @@ func (l *loader) lifecycle(d string, v *yaml.Node) {
 		}},
 		{key: "input_timeout_secs", fn: intField(1, ptr(&lc.InputTimeoutSecs))},
 	})
-	// MAN-2: conversation: threaded is validated, then ignored.
-	if lc.Conversation == "threaded" {
+	// MAN-2: conversation: threaded is validated, then ignored under http;
+	// under process it maps contexts to harness sessions (THR-1).
+	if lc.Conversation == "threaded" && !l.process {
 		l.warns = append(l.warns, diag.SecNotSupported(d+".conversation"))
 	}
 }

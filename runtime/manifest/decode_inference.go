@@ -25,9 +25,33 @@ func (l *loader) inference(d string, v *yaml.Node) {
 			}
 		}
 	}
+	// Under process the harness reaches its own model (PROC-2): the keys
+	// that configure mur's own model calls are refused, not decoded.
+	notRead := func(fault string, fn func(string, *yaml.Node)) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) {
+			if l.process {
+				l.invalid(d, "%s", fault)
+				return
+			}
+			fn(d, v)
+		}
+	}
+	// The keys only a harness reads (PROC-1, PROC-2).
+	processOnly := func(fn func(string, *yaml.Node)) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) {
+			if !l.process {
+				l.invalid(d, "is read only under inference.transport: process")
+				return
+			}
+			fn(d, v)
+		}
+	}
 	ok := l.mapping(d, v, []field{
-		{key: "driver", fn: func(d string, v *yaml.Node) { in.Driver = l.driverBlock(d, v, false) }},
-		{key: "alternates", fn: func(d string, v *yaml.Node) {
+		{key: "transport", fn: func(d string, v *yaml.Node) {
+			in.Transport, _ = l.enum(d, v, TransportHTTP, TransportProcess)
+		}},
+		{key: "driver", fn: notRead(faultOwnModel, func(d string, v *yaml.Node) { in.Driver = l.driverBlock(d, v, false) })},
+		{key: "alternates", fn: notRead(faultOwnModel, func(d string, v *yaml.Node) {
 			v = resolve(v)
 			if v.Kind != yaml.SequenceNode {
 				l.invalid(d, "must be a list, not %s", kindName(v))
@@ -36,11 +60,19 @@ func (l *loader) inference(d string, v *yaml.Node) {
 			for i, e := range v.Content {
 				in.Alternates = append(in.Alternates, l.driverBlock(fmt.Sprintf("%s[%d]", d, i), e, true))
 			}
-		}},
-		{key: "transport", fn: func(d string, v *yaml.Node) { in.Transport, _ = l.enum(d, v, "http") }},
+		})},
+		{key: "harness", fn: processOnly(func(d string, v *yaml.Node) { in.Harness, _ = l.enum(d, v, HarnessClaude, HarnessCodex) })},
+		{key: "command", fn: processOnly(func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if ok && s == "" {
+				l.invalid(d, "must not be empty")
+				return
+			}
+			in.Command = s
+		})},
 		{key: "max_turns", fn: pos(func(n int64) { in.MaxTurns = int(n) })},
-		{key: "max_tokens", fn: pos(func(n int64) { in.MaxTokens = int(n) })},
-		{key: "max_session_tokens", fn: pos(func(n int64) { in.MaxSessionTokens = n })},
+		{key: "max_tokens", fn: notRead(faultOwnModel, pos(func(n int64) { in.MaxTokens = int(n) }))},
+		{key: "max_session_tokens", fn: notRead(faultSessionTokens, pos(func(n int64) { in.MaxSessionTokens = n }))},
 		{key: "system_prompt", fn: func(d string, v *yaml.Node) {
 			if s, ok := l.str(d, v); ok {
 				in.SystemPrompt = strings.TrimSpace(s)
@@ -56,14 +88,20 @@ func (l *loader) inference(d string, v *yaml.Node) {
 		}},
 		{key: "tool_refresh", fn: func(d string, v *yaml.Node) { in.ToolRefresh, _ = l.enum(d, v, "task", "turn") }},
 		{key: "compaction", later: true, fn: func(string, *yaml.Node) {}},
-		removed("model"),
+		{key: "model", fn: func(d string, v *yaml.Node) {
+			if !l.process { // under http the model belongs to a driver block
+				l.fault(diag.ManRemovedKey(l.file, "model"))
+				return
+			}
+			in.Model, _ = l.str(d, v)
+		}},
 		removed("endpoint"),
 		removed("api_key"),
 	})
 	if !ok {
 		return
 	}
-	if !l.present(d + ".driver") {
+	if !l.process && !l.present(d+".driver") { // PROC-2: no driver under process
 		l.miss = append(l.miss, diag.RunNoDriver(l.file))
 	}
 	if l.present(d+".system_prompt") && l.present(d+".system_prompt_file") {
@@ -79,6 +117,35 @@ func (l *loader) inference(d string, v *yaml.Node) {
 		}
 		seen[a.Name] = true
 	}
+}
+
+// PROC-2's faults for the keys of mur's own model calls under process.
+const (
+	faultOwnModel      = "is not read under inference.transport: process: the harness reaches its own model"
+	faultSessionTokens = "is not enforced under inference.transport: process: the harness reaches its provider with its own credentials, so mur measures no request"
+	faultNoDriver      = "is not read under inference.transport: process: there is no driver choice to switch"
+	faultNoInstall     = "is refused under inference.transport: process: the harness owns its tool list, so nothing can be pulled into it"
+)
+
+// peekTransport reads inference.transport before the walk, so blocks
+// decoded before inference (lifecycle, capabilities) know it (PROC-1,
+// PROC-2). A malformed value reads as http; the walk reports it.
+func peekTransport(root *yaml.Node) string {
+	for _, kv := range pairs(resolve(root)) {
+		if kv[0].Value != "inference" {
+			continue
+		}
+		in := resolve(kv[1])
+		if in.Kind != yaml.MappingNode {
+			return TransportHTTP
+		}
+		for _, ikv := range pairs(in) {
+			if t := resolve(ikv[1]); ikv[0].Value == "transport" && t.Kind == yaml.ScalarNode && t.Value == TransportProcess {
+				return TransportProcess
+			}
+		}
+	}
+	return TransportHTTP
 }
 
 var envRef = regexp.MustCompile(`^\$\{([A-Z][A-Z0-9_]*)\}$`)

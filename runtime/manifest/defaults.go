@@ -1,6 +1,9 @@
 package manifest
 
-import "time"
+import (
+	"path"
+	"time"
+)
 
 // Defaults of capsule.md §1.4–§1.6 and STORE-1.
 const (
@@ -13,7 +16,7 @@ const (
 	DefaultDoneCheckTimeoutSecs   = 600
 	DefaultDelegationDeadlineSecs = 600
 	DefaultCapture                = "meta"
-	DefaultTransport              = "http"
+	DefaultTransport              = TransportHTTP
 	DefaultMaxTurns               = 10
 	DefaultMaxTokens              = 8192
 	DefaultToolRefresh            = "task"
@@ -89,6 +92,13 @@ func applyDefaults(m *Manifest, present func(dotted string) bool) {
 	}
 	if in.Transport == "" {
 		in.Transport = DefaultTransport
+	}
+	if in.Transport == TransportProcess && in.Harness == "" {
+		// murmur's rule (PROC-1): codex when the command's base name is codex.
+		in.Harness = HarnessClaude
+		if path.Base(in.Command) == HarnessCodex {
+			in.Harness = HarnessCodex
+		}
 	}
 	if !present("inference.max_turns") {
 		in.MaxTurns = DefaultMaxTurns

@@ -83,6 +83,14 @@ type Capabilities struct {
 	// Containment is capabilities.containment: "advisory", "scoped", or ""
 	// when absent (the best the kernel offers; issue 9).
 	Containment string
+	Env        *EnvGrant  // nil when absent: the harness gets no variable (PROC-3)
+}
+
+// EnvGrant is capabilities.env (process.md PROC-3): Allow names the
+// variables a harness (and, later, a delegated child) sees, in manifest
+// order, each [A-Za-z_][A-Za-z0-9_]*.
+type EnvGrant struct {
+	Allow []string
 }
 
 // Shell is capabilities.shell: Allow is non-empty when the block exists.
@@ -259,7 +267,7 @@ type DoneCheck struct {
 type Inference struct {
 	Driver     DriverBlock   // the primary choice, Name "primary"
 	Alternates []DriverBlock // choices for switch-driver, in manifest order
-	Transport  string        // "http", the only built value
+	Transport  string        // TransportHTTP (default) or TransportProcess
 	MaxTurns   int           // >0, default 10, per task
 	MaxTokens  int           // >0, default 8192, per-turn output cap
 	// MaxSessionTokens is the session spend ceiling; 0 = none (LOOP-18).
@@ -270,6 +278,53 @@ type Inference struct {
 	SystemPrompt     string
 	SystemPromptFile string
 	ToolRefresh      string // task (default) | turn
+
+	// Harness, Command and Model are read under TransportProcess only
+	// (process.md PROC-1). Harness is the dialect, HarnessClaude or
+	// HarnessCodex, defaulted from Command's base name; Command is the
+	// executable as written ("" = the dialect's default, see
+	// HarnessCommand); Model is passed to the harness, "" = its own default.
+	Harness string
+	Command string
+	Model   string
+}
+
+// Transports (process.md PROC-1).
+const (
+	TransportHTTP    = "http"
+	TransportProcess = "process"
+)
+
+// Harness dialects (process.md PROC-1, §4).
+const (
+	HarnessClaude = "claude"
+	HarnessCodex  = "codex"
+)
+
+// HarnessRequiredEnv is what each dialect needs in capabilities.env.allow
+// (process.md PROC-3, E-CAP-019): the harness reads its login under HOME
+// and finds its own helpers on PATH.
+var HarnessRequiredEnv = []string{"HOME", "PATH"}
+
+// Process reports whether the capsule drives a harness (process.md).
+func (in *Inference) Process() bool { return in != nil && in.Transport == TransportProcess }
+
+// HarnessName is the dialect's name in records and messages:
+// "claude-code" or "codex" (HREC-1, E-CAP-019).
+func (in *Inference) HarnessName() string {
+	if in.Harness == HarnessCodex {
+		return "codex"
+	}
+	return "claude-code"
+}
+
+// HarnessCommand is the executable to run as written: inference.command,
+// else the dialect's default, "claude" or "codex" (PROC-1).
+func (in *Inference) HarnessCommand() string {
+	if in.Command != "" {
+		return in.Command
+	}
+	return in.Harness
 }
 
 // Choices is the primary then every alternate, in order (DRV-2).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -41,6 +42,14 @@ func (l *loader) step4() *diag.Diagnostic {
 		seen[a.Name] = true
 		if a.Builtin() && m.Lifecycle.TaskAcceptance == "none" {
 			return RequestInputUnserved(l.file, i) // input.md INP-2
+		}
+	}
+	if l.process { // PROC-2
+		if m.Control.SwitchDriver() {
+			return diag.ManInvalid(l.file, "control.agent_settings", faultNoDriver)
+		}
+		if m.Capabilities.Install != nil {
+			return diag.ManInvalid(l.file, "capabilities.install", faultNoInstall)
 		}
 	}
 	return nil
@@ -87,7 +96,67 @@ func (l *loader) step5() *diag.Diagnostic {
 			}
 		}
 	}
+	return l.envChecks()
+}
+
+// envChecks is step 5's E-CAP-016 (both transports), then E-CAP-019 (a
+// harness's required variables), process.md PROC-3.
+func (l *loader) envChecks() *diag.Diagnostic {
+	m := l.m
+	var allow []string
+	if e := m.Capabilities.Env; e != nil {
+		allow = e.Allow
+	}
+	var strip []string
+	if sh := m.Capabilities.Shell; sh != nil {
+		strip = sh.StripEnv
+	}
+	var matches []diag.EnvMatch
+	seen := map[string]bool{}
+	for _, name := range allow {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if p, ok := matchGlob(CredentialBackstop, name); ok {
+			matches = append(matches, diag.EnvMatch{Name: name, Source: "credential backstop", Pattern: p})
+		} else if p, ok := matchGlob(strip, name); ok {
+			matches = append(matches, diag.EnvMatch{Name: name, Source: "capabilities.shell.strip_env", Pattern: p})
+		}
+	}
+	if len(matches) > 0 {
+		return diag.CapEnvStripped(matches)
+	}
+	if !m.Inference.Process() {
+		return nil
+	}
+	var missing []string
+	for _, v := range HarnessRequiredEnv {
+		if !contains(allow, v) {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		return diag.CapHarnessEnv(m.Inference.HarnessName(), missing)
+	}
 	return nil
+}
+
+// CredentialBackstop are the names no environment the runtime builds
+// carries (capsule.md SES-10's credential-shaped names, with
+// MURMUR_FORMATION_*, MURMUR_SPAWNER* and the bridge's token, ours):
+// shell and native-tool subprocesses lose them, and env.allow may not
+// name them (process.md PROC-3, E-CAP-016).
+var CredentialBackstop = []string{"*_API_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*", "AWS_*", "MURMUR_FORMATION_*", "MURMUR_SPAWNER*", "MURMUR_TOOL_SERVER_TOKEN"}
+
+// matchGlob returns the first of globs that name matches (path.Match).
+func matchGlob(globs []string, name string) (string, bool) {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return g, true
+		}
+	}
+	return "", false
 }
 
 func parseAllow(raw []string) (AllowList, *diag.Diagnostic) {

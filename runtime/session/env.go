@@ -5,11 +5,13 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/manifest"
 )
 
 // credentialShaped are the names SES-10 strips from every subprocess
-// environment, with MURMUR_FORMATION_* and MURMUR_SPAWNER* (ours).
-var credentialShaped = []string{"*_API_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*", "AWS_*", "MURMUR_FORMATION_*", "MURMUR_SPAWNER*"}
+// environment: the manifest's credential backstop (PROC-3).
+var credentialShaped = manifest.CredentialBackstop
 
 func matchAny(globs []string, name string) bool {
 	for _, g := range globs {

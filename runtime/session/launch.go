@@ -67,7 +67,11 @@ type Launch struct {
 	Prompt       string
 	PromptSource string
 	// Drivers serve each choice by name (DRV-2); the primary is "primary".
+	// None under transport: process.
 	Drivers map[string]driver.Driver
+	// HarnessBinary is the absolute path of the harness executable under
+	// transport: process (PROC-1, PROC-4), "" otherwise.
+	HarnessBinary string
 	// TaskText is the launch task (SES-4); HasTask is false when there is none.
 	TaskText string
 	HasTask  bool

@@ -20,7 +20,9 @@ const (
 )
 
 // readFiles is MAN-4 step 9: the system prompt file (E-RUN-009) and every
-// scripted choice's script (E-RUN-009, E-MAN-003); it also builds the drivers.
+// scripted choice's script (E-RUN-009, E-MAN-003); it also builds the
+// drivers. Under transport: process it then finds the harness binary
+// (E-RUN-006, process.md PROC-4) instead.
 func (l *Launch) readFiles(m *manifest.Manifest) error {
 	switch {
 	case l.Opts.SystemPrompt != nil:
@@ -44,6 +46,9 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 		}
 	}
 	l.Drivers = map[string]driver.Driver{}
+	if m.Inference.Process() { // no driver: the harness reaches its model (PROC-2)
+		return l.resolveHarness(m)
+	}
 	for _, c := range m.Inference.Choices() {
 		d, err := newDriver(m, c, l.Env.Getenv)
 		if err != nil {

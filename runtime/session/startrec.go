@@ -11,7 +11,7 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 	m := s.m
 	primary := m.Inference.Driver
 	rec := trace.SessionStart{
-		CapsuleName: m.Name, CapsuleVersion: m.Version, Model: primary.Model,
+		CapsuleName: m.Name, CapsuleVersion: m.Version, Model: &primary.Model,
 		MaxTurns: m.Inference.MaxTurns, Capabilities: []string{},
 		ToolsDeclared: nonNil(s.tools.Declared()), CredentialSource: primary.CredentialSource(),
 		SystemPromptSource: s.l.PromptSource,
@@ -30,9 +30,17 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 	if m.Capabilities.Shell != nil {
 		rec.Capabilities = append(rec.Capabilities, "shell")
 	}
-	for _, c := range m.Inference.Choices() {
-		rec.InferenceChoices = append(rec.InferenceChoices, trace.InferenceChoice{Name: c.Name, Kind: c.Kind,
-			Model: c.Model, Available: c.Available, CredentialSource: c.CredentialSource()})
+	rec.Transport = m.Inference.Transport
+	if m.Inference.Process() { // HREC-4
+		rec.Model, rec.CredentialSource, rec.InferenceChoices = nil, "none", []trace.InferenceChoice{}
+		if in := m.Inference.Model; in != "" {
+			rec.Model = &in
+		}
+	} else {
+		for _, c := range m.Inference.Choices() {
+			rec.InferenceChoices = append(rec.InferenceChoices, trace.InferenceChoice{Name: c.Name, Kind: c.Kind,
+				Model: c.Model, Available: c.Available, CredentialSource: c.CredentialSource()})
+		}
 	}
 	if s.l.Prompt != "" {
 		h := sha(s.l.Prompt)
@@ -93,6 +101,10 @@ func (s *Session) effectiveGrants() trace.Grants {
 	}
 	if in := c.Install; in != nil {
 		g.Install = &trace.Install{Skill: nonNil(in.Skill), Tool: nonNil(in.Tool), From: nonNil(in.From)}
+	}
+	g.EnvAllow = []string{}
+	if e := c.Env; e != nil {
+		g.EnvAllow = nonNil(e.Allow)
 	}
 	return g
 }

@@ -92,6 +92,11 @@ var kinds = []Kind{
 	{"peer_handle_mint", PeerHandleMint{}, ParentTurn, false},
 	{"peer_handle_redeem", PeerHandleRedeem{}, ParentSession, false},
 	{"peer_file_fetch", PeerFileFetch{}, ParentTurn, false},
+	{"harness_start", HarnessStart{}, ParentTask, false},
+	{"harness_session", HarnessSession{}, ParentTask, false},
+	{"harness_warning", HarnessWarning{}, ParentTask, false}, // the session's when no task: Writer.WriteTask
+	{"harness_failed", HarnessFailed{}, ParentTask, false},
+	{"harness_exit", HarnessExit{}, ParentTask, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.

@@ -10,7 +10,7 @@ import (
 type SessionStart struct {
 	CapsuleName        string            `json:"capsule_name"`
 	CapsuleVersion     string            `json:"capsule_version"`
-	Model              string            `json:"model"` // the primary choice's
+	Model              *string           `json:"model"` // the primary choice's; under process inference.model, null when unset (HREC-4)
 	MaxTurns           int               `json:"max_turns"`
 	MaxSessionTokens   *int64            `json:"max_session_tokens"` // null when unset
 	Capabilities       []string          `json:"capabilities"`       // ⊆ network, filesystem, shell
@@ -25,7 +25,8 @@ type SessionStart struct {
 	ContainmentAchv    string            `json:"containment_achieved"`
 	EffectiveGrants    Grants            `json:"effective_grants"`
 	Lifecycle          Lifecycle         `json:"lifecycle"`
-	Deadline           *string           `json:"deadline"` // RFC 3339, null without one
+	Deadline           *string           `json:"deadline"`  // RFC 3339, null without one
+	Transport          string            `json:"transport"` // http | process (HREC-4)
 	// TRC-1: a member's formation_id; a launcher-started member's name and
 	// callees. Absent on a capsule outside a formation.
 	FormationID      string   `json:"formation_id,omitzero"`
@@ -103,6 +104,7 @@ type Grants struct {
 	PeerFiles       *PeerFiles    `json:"peer_files"`
 	PeerTasksAccept bool          `json:"peer_tasks_accept"`
 	Install         *Install      `json:"install"`
+	EnvAllow        []string      `json:"env_allow"` // capabilities.env.allow (HREC-4)
 }
 
 // ExportsFiles is effective_grants.exports_files.

@@ -30,6 +30,33 @@ type Inference struct {
 	CachedTokens       *int64  `json:"cached_tokens,omitempty"`
 	CacheWriteTokens   *int64  `json:"cache_write_tokens,omitempty"`
 	*Capture
+	// HarnessTurnID is set under transport: process only (HREC-2): the
+	// harness's id of the turn (claude message.id, codex item id). Such a
+	// record has no choice, stop_reason, *_actual or TRACE-5 field.
+	HarnessTurnID string `json:"harness_turn_id,omitzero"`
+}
+
+// inferenceHarness is an Inference's payload under transport: process
+// (HREC-2), in the spec's field order.
+type inferenceHarness struct {
+	Turn          int     `json:"turn"`
+	TaskID        string  `json:"task_id"`
+	InputTokens   int64   `json:"input_tokens"`
+	OutputTokens  int64   `json:"output_tokens"`
+	Decision      string  `json:"decision"`
+	ToolName      *string `json:"tool_name"`
+	HarnessTurnID string  `json:"harness_turn_id"`
+}
+
+// MarshalJSON writes an agent inference record, or under transport:
+// process (HarnessTurnID set) HREC-2's shape.
+func (r Inference) MarshalJSON() ([]byte, error) {
+	if r.HarnessTurnID == "" {
+		type plain Inference // the same fields, without this method
+		return marshal(plain(r))
+	}
+	return marshal(inferenceHarness{Turn: r.Turn, TaskID: r.TaskID, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		Decision: r.Decision, ToolName: r.ToolName, HarnessTurnID: r.HarnessTurnID})
 }
 
 // Capture is TRACE-5's meta fields of an inference record: lowercase hex

@@ -84,7 +84,7 @@ func sessionSection(tr *Trace) []string {
 		header("Session"),
 		labelled("session:", tr.SessionID),
 		labelled("capsule:", s.CapsuleName+" v"+s.CapsuleVersion),
-		labelled("model:", s.Model),
+		labelled("model:", modelOf(s.Model)),
 		labelled("status:", tr.End.ExitStatus),
 		labelled("duration:", Duration(tr.End.DurationMS)),
 		labelled("capabilities:", list(s.Capabilities)),
@@ -94,6 +94,15 @@ func sessionSection(tr *Trace) []string {
 		lines = append(lines, labelled("formation:", s.FormationID))
 	}
 	return lines
+}
+
+// modelOf is session_start.model, or "none" when null (a harness on its
+// own default, process.md HREC-4).
+func modelOf(m *string) string {
+	if m == nil {
+		return "none"
+	}
+	return *m
 }
 
 func tokensSection(tr *Trace) []string {

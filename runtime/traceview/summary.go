@@ -11,7 +11,7 @@ type Summary struct {
 	Trace          string   `json:"trace"` // the trace.jsonl read
 	CapsuleName    string   `json:"capsule_name"`
 	CapsuleVersion string   `json:"capsule_version"`
-	Model          string   `json:"model"`
+	Model          *string  `json:"model"`  // null: a harness on its own default (process.md HREC-4)
 	Status         string   `json:"status"` // session_end.exit_status
 	DurationMS     int64    `json:"duration_ms"`
 	Capabilities   []string `json:"capabilities"`
