@@ -29,7 +29,14 @@ var rules = map[string][]string{
 	"internal/peerplane": {},
 	"internal/arch":      {},
 	"internal/golden":    {},
-	"internal/testmur":   {},
+	// The fake harness binary of the process tests (process.md PTEST-1)
+	// speaks MCP to the bridge and knows nothing of mur; fakemodel serves
+	// the drivers' fakes in harness mode as a process (PTEST-6).
+	"internal/harnesstest/...": {"runtime/driver/..."},
+	// The harness's dialects, runs and event streams (process.md §13) meet
+	// the session only through the session, never the other way round.
+	"runtime/harness":  {"internal/diag", "runtime/manifest", "runtime/tool/status"},
+	"internal/testmur": {},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through internal/task and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "internal/peerplane", "runtime/..."},

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// ThreadFile is the file that maps an A2A context to a harness session
+// under lifecycle.conversation: threaded (THR-1).
+const ThreadFile = "harness-session.json"
+
+// Thread is harness-session.json (THR-1): compact JSON, fields in this
+// order; UsageTotal only for codex, whose counts are a thread's running
+// total (HEV-5).
+type Thread struct {
+	Harness    string      `json:"harness"` // claude-code | codex
+	SessionID  string      `json:"session_id"`
+	ContextID  string      `json:"context_id"`
+	WrittenAt  string      `json:"written_at"` // RFC 3339
+	UsageTotal *UsageTotal `json:"usage_total,omitempty"`
+}
+
+// UsageTotal is a codex thread's last running total (HEV-5).
+type UsageTotal struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	Cached     int64 `json:"cached"`
+	CacheWrite int64 `json:"cache_write"`
+}
+
+// safeContext is a context id usable as a directory name as it is.
+var safeContext = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
+// ThreadPath is $MURMUR_HOME/conversations/<capsule>/<context>/harness-session.json
+// (THR-1). A context id is the caller's input: one that is not a plain
+// name of at most 128 characters ([A-Za-z0-9._-], not starting with '.'
+// or '-') is never used as a path; its directory is ctx-sha256-<hex of
+// its sha256> instead (ours).
+func ThreadPath(home, capsule, contextID string) string {
+	dir := contextID
+	if !safeContext.MatchString(contextID) {
+		h := sha256.Sum256([]byte(contextID))
+		dir = "ctx-sha256-" + hex.EncodeToString(h[:])
+	}
+	return filepath.Join(home, "conversations", capsule, dir, ThreadFile)
+}
+
+// ReadThread reads path; (nil, nil) when there is none.
+func ReadThread(path string) (*Thread, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t Thread
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if t.SessionID == "" {
+		return nil, fmt.Errorf("%s: no session_id", path)
+	}
+	return &t, nil
+}
+
+// WriteThread writes t to path (THR-1): directories 0700, the file 0600,
+// written to a temporary file, synced and renamed, so a reader sees the
+// old entry or the new one, never part of either.
+func WriteThread(path string, t Thread, now time.Time) error {
+	t.WrittenAt = now.UTC().Format(time.RFC3339)
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".harness-session-*.json")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
