@@ -28,6 +28,9 @@ type ToolCall struct {
 	ID        string // "" = call_fake_<request>_<i>
 	Name      string
 	Arguments string
+	// Namespace is a Responses function_call's namespace (harness mode:
+	// codex's mcp__mur); Chat Completions has none.
+	Namespace string
 }
 
 // Usage is a reply's usage object; CachedTokens nil omits

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bridge is the fake's MCP client session with mur's loopback tool server.
+type bridge struct {
+	s *mcp.ClientSession
+}
+
+// bearer adds the token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connect opens an MCP session on url with token; nil when it fails.
+func connect(url, token string) *bridge {
+	c := mcp.NewClient(&mcp.Implementation{Name: "fakeharness", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}},
+		DisableStandaloneSSE: true, MaxRetries: -1}
+	s, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		return nil
+	}
+	if _, err := s.ListTools(context.Background(), nil); err != nil {
+		return nil
+	}
+	return &bridge{s: s}
+}
+
+// call runs a tools/call with meta and returns its text and isError.
+func (b *bridge) call(name string, args json.RawMessage, meta mcp.Meta) (string, bool) {
+	if b == nil {
+		return "no MCP server", true
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := b.s.CallTool(context.Background(), &mcp.CallToolParams{Meta: meta, Name: name, Arguments: args})
+	if err != nil {
+		return "call failed: " + err.Error(), true
+	}
+	text := ""
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			text += t.Text
+		}
+	}
+	return text, res.IsError
+}
+
+// spawn starts `sleep secs` in the fake's process group and leaves it.
+func spawn(secs int) {
+	cmd := exec.Command("sleep", strconv.Itoa(secs))
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+}
