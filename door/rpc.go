@@ -143,7 +143,11 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	// Step 12: x-murmur-forget-session on a send (PEER-6).
 	if (env.method == a2a.MethodSendMessage || env.method == a2a.MethodSendStreamingMessage) &&
 		headerWord(r, a2a.HeaderForgetSession) == "true" {
-		s.answer(w, r, env.id, errorOf(a2a.InvalidParams(diag.RunForgetSessionMessage)))
+		msg := diag.RunForgetSessionMessage
+		if s.cfg.HarnessSession {
+			msg = diag.ForgetSessionUnsupported // THR-5
+		}
+		s.answer(w, r, env.id, errorOf(a2a.InvalidParams(msg)))
 		return
 	}
 	// Step 13: params must not be an array.

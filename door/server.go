@@ -92,6 +92,11 @@ type Config struct {
 	// declared (tools.md PFILE-5); nil answers every request to
 	// /resources/peer no_peer_plane. It also sets the card's planes.
 	PeerFiles PeerFiles
+	// HarnessSession is true for a capsule under inference.transport:
+	// process: it keeps harness sessions, but this build cannot forget one
+	// yet, so x-murmur-forget-session is refused with process.md THR-5's
+	// text rather than PEER-6's.
+	HarnessSession bool
 }
 
 // Completions is what a door needs of a session that delegates (PEER-5,

@@ -74,6 +74,8 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 		// The other load bounds (body budget, body timeout) keep door.go's
 		// defaults (docs/door.md).
 		MaxConnections: maxConns,
+		// THR-5: a harness capsule refuses x-murmur-forget-session with its own text.
+		HarnessSession: m.Inference.Process(),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("build the door: %w", err)
@@ -128,9 +130,13 @@ func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch
 	}
 	fmt.Fprintf(w, "session: %s\n", sess.ID())
 	if f.verbose {
-		d := m.Inference.Driver
-		fmt.Fprintf(w, "workdir: %s\nrecords: %s\nmanifest: %s v%s\ndriver: %s (%s)\n",
-			sess.Workdir(), sess.RecordsDir(), m.Name, m.Version, d.Kind, d.Model)
+		fmt.Fprintf(w, "workdir: %s\nrecords: %s\nmanifest: %s v%s\n", sess.Workdir(), sess.RecordsDir(), m.Name, m.Version)
+		if m.Inference.Process() { // PROC-20
+			fmt.Fprintf(w, "harness: %s %s\n", m.Inference.HarnessName(), l.HarnessBinary)
+		} else {
+			d := m.Inference.Driver
+			fmt.Fprintf(w, "driver: %s (%s)\n", d.Kind, d.Model)
+		}
 		if l.Member != nil {
 			fmt.Fprintf(w, "formation: %s\n", l.Member.FormationID)
 		}

@@ -27,7 +27,7 @@ func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more 
 		t.keepUsed++
 		used := t.keepUsed
 		t.mu.Unlock()
-		t.userMessage(kw.Message)
+		t.reprompt(promptKeepWorking, kw.Message)
 		_, _ = t.s.tr.Write(trace.KeepWorking{TaskID: t.id, Used: used, Left: kw.Limit - used})
 		return ending{}, true
 	}
@@ -37,9 +37,15 @@ func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more 
 	return e, false
 }
 
-// userMessage appends a user message holding text.
-func (t *taskRun) userMessage(text string) {
+// reprompt appends a user message holding text; under transport: process
+// it is the next run's prompt, a resume of the same harness session
+// (PROC-5, PROC-12, PROC-13).
+func (t *taskRun) reprompt(kind, text string) {
 	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(text)}})
+	t.next = prompt{kind: kind, text: text}
+	if kind == promptKeepWorking || kind == promptDoneCheck {
+		t.feedback = append(t.feedback, text)
+	}
 }
 
 // continuation is LOOP-15 / tools.md RND: with work outstanding, the task
@@ -66,7 +72,7 @@ func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool)
 	if r.Status != "" {
 		t.run.Status(r.Status)
 	}
-	t.userMessage(r.Text)
+	t.reprompt(promptContinuation, r.Text)
 	t.continuations++
 	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations,
 		MemberCalls: nonNil(r.IDs[tool.FieldMemberCalls]), Delegations: nonNil(r.IDs[tool.FieldDelegations]),
@@ -121,7 +127,7 @@ func (t *taskRun) doneCheck(ctx context.Context, e ending) (ending, bool) {
 	t.doneReopens++
 	n := t.doneReopens
 	t.mu.Unlock()
-	t.userMessage(msg)
+	t.reprompt(promptDoneCheck, msg)
 	_, _ = s.tr.Write(trace.TaskReopened{TaskID: t.id, HookName: "done_check",
 		Reason: "[done_check] " + doneCheckEnded(dc.Command, r.outcome, r.code) + "; its last output:", ReopenNumber: n,
 		TurnsRemaining: s.m.Inference.MaxTurns - t.turns})

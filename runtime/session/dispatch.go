@@ -33,6 +33,12 @@ func (t *taskRun) runTools(ctx context.Context, uses []driver.Block) {
 // tool_call and the tool's own records, and streams its artifact frame
 // (SSE-8). It returns what the model gets.
 func (t *taskRun) dispatch(ctx context.Context, turn int, u driver.Block) (content string, isErr bool) {
+	return t.dispatchWith(ctx, turn, u, "")
+}
+
+// dispatchWith is dispatch, refusing the call with refused when it is not
+// "" (process.md BRG-7: unfenced, nothing runs, only tool_call recorded).
+func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, refused string) (content string, isErr bool) {
 	s := t.s
 	start := s.now()
 	input := u.Input
@@ -42,6 +48,8 @@ func (t *taskRun) dispatch(ctx context.Context, turn int, u driver.Block) (conte
 	var res tool.Result
 	var extra []string
 	switch tl, refusal := s.tools.Lookup(u.Name); {
+	case refused != "":
+		res = tool.Refusal(u.Name, refused)
 	case u.InputError != "":
 		res = tool.Refusal(u.Name, driver.InvalidToolArguments(u))
 	case refusal != "":

@@ -259,6 +259,7 @@ func (s *Session) end() Result {
 		res.ExitStatus, res.Text = StatusFormationEnded, resultCanceled(ByFormation)
 	}
 	s.mu.Unlock()
+	s.closeHarness()
 	s.stats.mu.Lock()
 	end := trace.SessionEnd{TotalTurns: s.stats.turns, TotalInputTokens: s.stats.inTokens,
 		TotalOutputTokens: s.stats.outTokens, TotalToolCalls: s.stats.toolCalls, TotalShellCalls: s.stats.shellCalls}

@@ -88,6 +88,7 @@ type Session struct {
 	stopCancel  context.CancelFunc
 	wg          sync.WaitGroup // the session's own goroutines (deadline, lifeline, trace watch)
 	choices     *choices
+	hx          *hsession // transport: process only (process.md)
 	stats       stats
 	mu          sync.Mutex
 	current     *task.Run
@@ -169,8 +170,18 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 		return nil, fmt.Errorf("task table: %w", err)
 	}
 	s.reg = reg
+	if s.m.Inference.Process() {
+		if err := s.startHarness(); err != nil {
+			_ = tr.Close()
+			return nil, err
+		}
+	}
 	if _, err := s.tr.Write(s.sessionStartRecord()); err != nil {
+		s.closeHarness()
 		return nil, err
+	}
+	if s.hx != nil {
+		s.probeHarness() // PROC-10: once, right after session_start
 	}
 	s.retain()
 	if err := s.tools.Stage(s.runtimeDir); err != nil {

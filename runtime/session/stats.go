@@ -53,10 +53,20 @@ func (s *Session) statusSnapshot(t *taskRun) status.Snapshot {
 	if c := s.m.Inference.MaxSessionTokens; c > 0 {
 		snap.Ceiling = &c
 	}
+	if s.hx != nil { // PROC-19
+		snap.Quota = s.hx.quotaNow()
+	}
 	if t != nil {
+		// The harness's bridged calls read this on the bridge's goroutine
+		// while the run's loop counts turns (process.md PROC-19).
+		t.mu.Lock()
+		defer t.mu.Unlock()
 		ts := t.start
 		snap.TaskStart = &ts
 		snap.TurnsUsed = t.turns
+		if s.hx != nil {
+			snap.TurnsUsed = t.closed // turns the harness has closed (HEV-3)
+		}
 		if kw := s.m.Lifecycle.KeepWorking; kw != nil {
 			snap.KeepWorking = &status.Counter{Used: t.keepUsed, Limit: kw.Limit}
 		}

@@ -40,6 +40,14 @@ type taskRun struct {
 	toolCalls, shellCalls int
 	continuations         int
 	detached              []string // work ids this task moved to the background
+
+	// Under transport: process (process.md §5, §7).
+	runs       int      // harness runs so far (harness_start.run)
+	closed     int      // turns the harness closed: session-status turns.used (PROC-19)
+	next       prompt   // the next run's prompt, set by reprompt
+	feedback   []string // keep_working and done_check messages, for a restart (PROC-13)
+	threadPath string   // harness-session.json under threaded, "" otherwise
+	threadID   string   // the session it named when the task began
 }
 
 // ending is how an attempt ended.
@@ -164,7 +172,12 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
 	}
-	e := t.loop(ctx)
+	var e ending
+	if s.hx != nil {
+		e = t.harnessLoop(ctx)
+	} else {
+		e = t.loop(ctx)
+	}
 	t.finish(e)
 	return e.status, e.text
 }

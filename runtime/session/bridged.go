@@ -1,0 +1,103 @@
+package session
+
+import (
+	"context"
+
+	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/harness/bridge"
+)
+
+// bridged answers one tools/call of the harness (process.md BRG-5): the
+// http loop's own dispatch (dispatch.go) — the same records, fences,
+// notes, deadline notice and artifact frame — under the turn the bridge
+// attributed it to (BRG-6), unless BRG-7 refuses it: outside a run, in the
+// turn PROC-14 stopped, or in a turn after end-without-answer. The bridge
+// calls it one call at a time, on its own goroutine.
+func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
+	var r *hrun
+	if s.hx != nil {
+		r = s.hx.currentRun()
+	}
+	refusal := c.Refusal
+	if r == nil && refusal == "" {
+		refusal = bridge.RefusalNoRun
+	}
+	u := driver.Block{Type: driver.BlockToolUse, ID: c.ToolCallID, Name: c.Name, Input: c.Arguments}
+	if r == nil { // no task to write under: answered, nothing recorded
+		return bridge.Answer{Text: refusal, IsError: true}
+	}
+	t := r.t
+	turn := c.Turn
+	if turn < 0 {
+		turn = 0
+	}
+	if refusal == "" {
+		refusal = r.refusal(c.Name, turn, s.m.Inference.MaxTurns)
+	}
+	if refusal == "" && r.markCall(turn, s.m.Inference.MaxTurns) {
+		// A call the stream had not shown makes the max_turns-th turn a
+		// tool call (PROC-14): refused, and the run interrupted.
+		refusal = bridge.RefusalMaxTurns(c.Name, s.m.Inference.MaxTurns)
+		select {
+		case r.stop <- runMaxTurns:
+		default:
+		}
+	}
+	// The call ends with the run (ctx) or with the task's cancel (LOOP-16).
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch := make(chan struct{})
+	defer close(watch)
+	go func() { // owned by this call: ends when the call returns
+		select {
+		case <-t.run.Canceled():
+			cancel()
+		case <-watch:
+		}
+	}()
+	_, noAnswerBefore := t.state.NoAnswer()
+	content, isErr := t.dispatchWith(dctx, turn, u, refusal)
+	if _, now := t.state.NoAnswer(); now && !noAnswerBefore {
+		r.acceptedEWA(turn) // PROC-15: later turns' calls are refused
+	}
+	return bridge.Answer{Text: content, IsError: isErr}
+}
+
+// refusal is BRG-7's text for a call of turn, "" when it may run.
+func (r *hrun) refusal(name string, turn, maxTurns int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.maxed >= 0 && turn >= r.maxed:
+		return bridge.RefusalMaxTurns(name, maxTurns)
+	case r.ewa >= 0 && turn > r.ewa:
+		return bridge.RefusalEnding(name)
+	}
+	return ""
+}
+
+// markCall records a bridged call of turn; it reports true when that makes
+// the max_turns-th turn one that shows a tool call, which the stream had
+// not shown (PROC-14).
+func (r *hrun) markCall(turn, maxTurns int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tools[turn] {
+		return false
+	}
+	r.tools[turn] = true
+	if turn >= maxTurns-1 && r.maxed < 0 {
+		r.maxed = turn
+		return true
+	}
+	return false
+}
+
+// acceptedEWA records the turn end-without-answer was accepted in.
+func (r *hrun) acceptedEWA(turn int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ewa < 0 {
+		r.ewa = turn
+	}
+}
