@@ -120,3 +120,5 @@ func (c *claude) fail(f Fail) int {
 	emit(res)
 	return 1
 }
+
+func (c *claude) forget() { _ = os.Remove(filepath.Join(c.home, "sessions", c.id)) }

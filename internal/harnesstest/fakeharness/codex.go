@@ -101,3 +101,5 @@ func (c *codex) fail(f Fail) int {
 	emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": f.Message}})
 	return 1
 }
+
+func (c *codex) forget() { _ = os.Remove(c.session()) }

@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -28,9 +30,11 @@ type Script struct {
 }
 
 // RunScript is one invocation's steps, in order. Without an "answer",
-// "fail" or "exit" step the run answers "ok".
+// "fail" or "exit" step the run answers "ok". BadToken makes the fake
+// present a wrong bearer token to the bridge (HEV-8).
 type RunScript struct {
-	Steps []Step `json:"steps"`
+	Steps    []Step `json:"steps"`
+	BadToken bool   `json:"bad_token,omitempty"`
 }
 
 // Step is one thing the fake does; exactly one field is set.
@@ -55,8 +59,13 @@ type Step struct {
 	Fail *Fail `json:"fail,omitempty"`
 	// Exit ends the process with this code and no terminal line.
 	Exit *int `json:"exit,omitempty"`
-	// Spawn starts `sleep <secs>` in the fake's group and leaves it there.
+	// Spawn starts `sleep <secs>` in the fake's group and leaves it there,
+	// its pid appended to $HOME/.fakeharness/spawned.
 	Spawn int `json:"spawn,omitempty"`
+	// Forget deletes this run's session, as a harness that lost it (THR-4).
+	Forget bool `json:"forget,omitempty"`
+	// IgnoreTerm ignores SIGTERM from here on (PROC-16's escalation).
+	IgnoreTerm bool `json:"ignore_term,omitempty"`
 }
 
 // ToolStep is one bridged call.
@@ -110,6 +119,7 @@ func main() {
 	record(home, Call{Argv: os.Args, Env: envNames(), Stdin: string(stdin)})
 	script := load()
 	rs := script.Runs[min(next(home), len(script.Runs)-1)]
+	badToken = rs.BadToken
 	var h harness
 	if codex {
 		h = newCodex(home, args)
@@ -147,7 +157,11 @@ func run(h harness, rs RunScript) int {
 		case st.Exit != nil:
 			return *st.Exit
 		case st.Spawn > 0:
-			spawn(st.Spawn)
+			spawn(st.Spawn, filepath.Join(os.Getenv("HOME"), ".fakeharness", "spawned"))
+		case st.Forget:
+			h.forget()
+		case st.IgnoreTerm:
+			signal.Ignore(syscall.SIGTERM)
 		}
 	}
 	return h.answer("ok", nil)
@@ -160,7 +174,11 @@ type harness interface {
 	quota(json.RawMessage)
 	answer(text string, u *Usage) int
 	fail(Fail) int
+	forget()
 }
+
+// badToken is the run's BadToken.
+var badToken bool
 
 func load() Script {
 	b, err := os.ReadFile(os.Getenv("FAKE_HARNESS_SCRIPT"))

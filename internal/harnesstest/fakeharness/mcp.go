@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 
@@ -26,6 +28,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // connect opens an MCP session on url with token; nil when it fails.
 func connect(url, token string) *bridge {
+	if badToken {
+		token = "mtt_wrong"
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "fakeharness", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
@@ -60,10 +65,17 @@ func (b *bridge) call(name string, args json.RawMessage, meta mcp.Meta) (string,
 	return text, res.IsError
 }
 
-// spawn starts `sleep secs` in the fake's process group and leaves it.
-func spawn(secs int) {
+// spawn starts `sleep secs` in the fake's process group and leaves it,
+// appending its pid to record.
+func spawn(secs int, record string) {
 	cmd := exec.Command("sleep", strconv.Itoa(secs))
 	if err := cmd.Start(); err != nil {
 		fail(err)
 	}
+	f, err := os.OpenFile(record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, cmd.Process.Pid)
 }

@@ -1,0 +1,235 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// sleeping is a `mur run --json` of a capsule that takes door tasks and
+// sleeps between them (queue + sleep).
+type sleeping struct {
+	cmd    *exec.Cmd
+	r      readiness
+	cl     *client.Client
+	stderr testmur.Buffer
+	done   chan error // the process's end, once
+}
+
+// serve starts mur run --json without a task and reads its readiness line.
+func (c *hcap) serve(t *testing.T) *sleeping {
+	t.Helper()
+	s := &sleeping{cmd: c.command("run", "--json"), done: make(chan error, 1)}
+	s.cmd.Stderr = &s.stderr
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || json.Unmarshal([]byte(line), &s.r) != nil {
+		_ = s.cmd.Process.Kill()
+		t.Fatalf("readiness line %q: %v; stderr %s", line, err, s.stderr.String())
+	}
+	go func() { s.done <- s.cmd.Wait() }() // owned by the test: stop waits for it
+	t.Cleanup(func() { s.stop(t) })
+	s.cl, err = client.New(client.Config{BaseURL: s.r.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// send sends text in context ctxID and waits for the task's end
+// (a blocking SendMessage).
+func (s *sleeping) send(t *testing.T, ctxID, text string, opts ...client.CallOption) (*a2a.Task, error) {
+	t.Helper()
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		ContextID: a2a.ContextID(ctxID), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return res.Task, nil
+}
+
+// stop ends the session with SIGTERM, waits, and proves nothing is left.
+func (s *sleeping) stop(t *testing.T) {
+	t.Helper()
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	<-s.done
+	noneLeft(t, s.cmd.Process.Pid)
+}
+
+// onlyMur fails unless mur is the only live process in its session: what
+// a harness run started is gone once its task has ended.
+func onlyMur(t *testing.T, s *sleeping) {
+	t.Helper()
+	sid := s.cmd.Process.Pid
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == sid {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		i := strings.LastIndexByte(string(b), ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && testmur.Alive(pid) {
+			t.Errorf("still running after its task ended: %s", b[:i+1])
+		}
+	}
+}
+
+func text(t *a2a.Task) string {
+	if t == nil || t.Status.Message == nil {
+		return ""
+	}
+	var out []string
+	for _, p := range t.Status.Message.Parts {
+		if p.Text != nil {
+			out = append(out, *p.Text)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// TestThreaded is THR-1…5: door tasks in one context resume one harness
+// session through harness-session.json; a session the harness lost fails
+// E-RUN-036 and leaves the file exactly as it was; another context starts
+// anew; the door refuses x-murmur-forget-session. Processes a run started
+// are gone when its task ends, the session still running.
+func TestThreaded(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n  conversation: threaded\n", `{"runs":[
+		{"steps":[{"spawn":30},{"answer":"one"}]},
+		{"steps":[{"answer":"two"}]},
+		{"steps":[{"answer":"unreachable"}]},
+		{"steps":[{"answer":"elsewhere"}]}]}`)
+	s := c.serve(t)
+	task, err := s.send(t, "ctx-thread-1", "first")
+	if err != nil || task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("first task = %+v, %v", task, err)
+	}
+	onlyMur(t, s)
+	spawned(t, c)
+	path := filepath.Join(c.home, "conversations", "hx", "ctx-thread-1", "harness-session.json")
+	entry, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var th struct {
+		Harness, SessionID, ContextID, WrittenAt string
+	}
+	if err := json.Unmarshal(entry, &struct {
+		H *string `json:"harness"`
+		S *string `json:"session_id"`
+		C *string `json:"context_id"`
+		W *string `json:"written_at"`
+	}{&th.Harness, &th.SessionID, &th.ContextID, &th.WrittenAt}); err != nil || th.Harness != "claude-code" || th.ContextID != "ctx-thread-1" ||
+		!strings.HasPrefix(th.SessionID, "fake-") || th.WrittenAt == "" {
+		t.Fatalf("harness-session.json = %s (%v)", entry, err)
+	}
+	if task, err = s.send(t, "ctx-thread-1", "second"); err != nil || task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("second task = %+v, %v", task, err)
+	}
+	entry, _ = os.ReadFile(path)
+	if err := os.Remove(filepath.Join(c.hhome, ".fakeharness", "sessions", th.SessionID)); err != nil {
+		t.Fatal(err)
+	}
+	task, err = s.send(t, "ctx-thread-1", "third")
+	want := "the harness 'claude-code' could not continue session " + th.SessionID + ", which context 'ctx-thread-1' names: No conversation found with session ID: " +
+		th.SessionID + " (that id is recorded in " + path + ")"
+	if err != nil || task.Status.State != a2a.TaskStateFailed || text(task) != "error: "+want {
+		t.Errorf("third task = %q (%v), want failed: %q", text(task), err, want)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(entry) {
+		t.Errorf("harness-session.json changed:\n%s\nwas\n%s", after, entry)
+	}
+	if task, err = s.send(t, "ctx-other", "fourth"); err != nil || task.Status.State != a2a.TaskStateCompleted {
+		t.Errorf("another context's task = %+v, %v", task, err)
+	}
+	_, err = s.send(t, "ctx-thread-1", "forget it", client.WithHeader(a2a.HeaderForgetSession, "true"))
+	var ae *a2a.Error
+	if !errors.As(err, &ae) || ae.Code != -32602 || ae.Message != "x-murmur-forget-session is not supported by this build" {
+		t.Errorf("x-murmur-forget-session = %v, want -32602 (THR-5)", err)
+	}
+	s.stop(t)
+	if !strings.Contains(s.stderr.String(), "error[E-RUN-036]: "+want+"\n") {
+		t.Errorf("stderr = %q, want E-RUN-036", s.stderr.String())
+	}
+	recs := records(t, s.r.RecordsDir)
+	starts := of[trace.HarnessStart](t, recs)
+	if len(starts) != 4 || starts[0].Mode != "new" || starts[1].Mode != "resume" || *starts[1].HarnessSessionID != th.SessionID ||
+		starts[2].Mode != "resume" || starts[3].Mode != "new" {
+		t.Errorf("harness_start = %+v", starts)
+	}
+	for _, f := range of[trace.TaskFailed](t, recs) {
+		if f.Cause != "harness_session_lost" || f.Reason != want {
+			t.Errorf("task_failed = %+v", f)
+		}
+	}
+}
+
+// TestCancelDuringCall is PROC-16 with the fake: CancelTask while a bridged
+// shell command runs ends the task CANCELED; the harness's group and the
+// command are gone by then.
+func TestCancelDuringCall(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
+		{"steps":[{"tool":{"name":"sh","args":{"command":"echo started > started.fifo; exec sleep 30"}}},{"answer":"never"}]}]}`)
+	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
+	if err := syscall.Mkfifo(filepath.Join(c.dir, "started.fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := c.serve(t)
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("sleep")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.dir, "started.fifo")); err != nil || string(b) != "started\n" { // the command runs
+		t.Fatalf("fifo: %q, %v", b, err)
+	}
+	if _, err := s.cl.CancelTask(context.Background(), a2a.CancelTaskRequest{ID: res.Task.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// The stream ends at the task's terminal status (METH-ST); an ended
+	// task answers GetTask.
+	for range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: res.Task.ID}) {
+	}
+	sub, err := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: res.Task.ID})
+	if err != nil || sub.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("task = %+v, %v; want CANCELED", sub, err)
+	}
+	onlyMur(t, s)
+	s.stop(t)
+	recs := records(t, s.r.RecordsDir)
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
+		t.Errorf("harness_exit = %+v", ex)
+	}
+	if tc := only[trace.TaskCanceled](t, recs); tc.Phase == "" {
+		t.Errorf("task_canceled = %+v", tc)
+	}
+}

@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
+)
+
+// mur is the real binary, fake the fake harness; TestMain builds both.
+var mur, fake string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakeharness-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fake = filepath.Join(dir, "fakeharness")
+	if out, err := exec.Command("go", "build", "-o", fake, "github.com/murmur-go/mur/internal/harnesstest/fakeharness").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the fake harness: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := testmur.Run(m, testmur.Mur, &mur)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// hcap is one test's process capsule: its directory, MURMUR_HOME and the
+// harness's own HOME (where the fake keeps sessions and calls.jsonl).
+type hcap struct {
+	dir, home, hhome string
+	env              []string // extra environment for mur
+}
+
+// newCap writes a capsule whose harness is the fake, as the dialect's
+// binary name (claude or codex), with the fake's script. inference and
+// extra are appended to the inference block and the manifest.
+func newCap(t testing.TB, dialect, inference, extra, script string) *hcap {
+	t.Helper()
+	root := testmur.TempDir(t)
+	c := &hcap{dir: filepath.Join(root, "capsule"), home: filepath.Join(root, "mhome"), hhome: filepath.Join(root, "hhome")}
+	for _, d := range []string{c.dir, c.hhome, filepath.Join(root, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(root, "bin", dialect)
+	if err := os.Symlink(fake, bin); err != nil {
+		t.Fatal(err)
+	}
+	c.write(t, "script.json", script)
+	c.write(t, "murmur.yaml", fmt.Sprintf(`name: hx
+version: "0.1.0"
+capabilities:
+  env: {allow: [HOME, PATH, FAKE_HARNESS_SCRIPT, FAKE_HARNESS_AUTH]}
+  shell: {allow: [echo, sleep]}
+inference:
+  transport: process
+  command: %s
+%strace:
+  capture: content
+%s`, bin, inference, extra))
+	c.env = []string{"HOME=" + c.hhome, "FAKE_HARNESS_SCRIPT=" + filepath.Join(c.dir, "script.json")}
+	return c
+}
+
+func (c *hcap) write(t testing.TB, rel, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, rel), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// command is mur with args in the capsule directory, in a session of its
+// own so that every process it starts can be found (noneLeft).
+func (c *hcap) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(mur, args...)
+	cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home, c.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd
+}
+
+// readiness is mur run's --json line (CLI-4).
+type readiness struct {
+	URL        string `json:"url"`
+	PID        int    `json:"pid"`
+	RecordsDir string `json:"records_dir"`
+	SessionID  string `json:"session_id"`
+	Workdir    string `json:"workdir"`
+}
+
+// run runs `mur run --json --task task` to its end, proves it left no
+// process behind, and returns its readiness line, the rest of stdout,
+// stderr and exit code.
+func (c *hcap) run(t testing.TB, task string) (r readiness, rest, stderr string, code int) {
+	t.Helper()
+	cmd := c.command("run", "--json", "--task", task)
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	first, rest, _ := strings.Cut(stdout, "\n")
+	if err := json.Unmarshal([]byte(first), &r); err != nil {
+		t.Fatalf("readiness line %q (exit %d, stderr %s): %v", stdout, code, stderr, err)
+	}
+	return r, rest, stderr, code
+}
+
+// fakeCall is one line of the fake's calls.jsonl: an invocation.
+type fakeCall struct {
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+	Stdin string   `json:"stdin"`
+}
+
+// calls reads every invocation of the fake, in order.
+func (c *hcap) calls(t testing.TB) []fakeCall {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "calls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []fakeCall
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var fc fakeCall
+		if err := json.Unmarshal([]byte(l), &fc); err != nil {
+			t.Fatal(err)
+		}
+		if len(fc.Argv) == 2 && fc.Argv[1] == "--version" {
+			continue
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// records reads a session's trace, every line checked against its type.
+var records = tracetest.Records
+
+func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
+	t.Helper()
+	return tracetest.OfType[T](t, recs)
+}
+
+// types lists the records' event types, in order, without the envelope.
+var types = tracetest.Types
+
+// noneLeft fails unless no live process remains in session sid.
+func noneLeft(t testing.TB, sid int) {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
+		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && testmur.Alive(pid) {
+			t.Errorf("process left behind in mur's session: %s", b[:i+1])
+		}
+	}
+}
+
+// only returns the one record of type T, failing unless there is exactly one.
+func only[T trace.Record](t testing.TB, recs []trace.Line) T {
+	t.Helper()
+	all := of[T](t, recs)
+	if len(all) != 1 {
+		var zero T
+		t.Fatalf("%d %s records, want 1", len(all), zero.EventType())
+	}
+	return all[0]
+}
+
+// result is the session's out/result.txt (SES-5).
+func result(t testing.TB, r readiness) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.RecordsDir, "out", "result.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// gone reports whether the process with pid text p has exited.
+func gone(p string) bool {
+	pid, err := strconv.Atoi(p)
+	return err == nil && testmur.Gone(pid)
+}
+
+// execCmd runs cmd to its end and proves it left no process behind.
+func execCmd(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	stdout, stderr, code = testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	return stdout, stderr, code
+}

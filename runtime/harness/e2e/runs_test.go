@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// TestCodexKeepWorking: keep_working reopens by a resume of the same codex
+// thread (PROC-13), its message the prompt; codex's running totals become
+// per-run counts (HEV-5); the exact argv of a resume (PROC-7) and the
+// token only in the environment (PROC-8).
+func TestCodexKeepWorking(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "codex", "  model: gpt-test\n", "lifecycle:\n  keep_working: {limit: 1, message: Check it once more.}\n", `{"runs":[
+		{"steps":[{"tool":{"name":"echo","args":{"command":"one"}}},{"answer":"first","usage":{"input":11,"output":7}}]},
+		{"steps":[{"answer":"second","usage":{"input":11,"output":7}}]}]}`)
+	r, _, stderr, code := c.run(t, "work")
+	if res := result(t, r); code != 0 || res != "second" {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	calls := c.calls(t)
+	if len(calls) != 2 {
+		t.Fatalf("%d runs, want 2", len(calls))
+	}
+	recs := records(t, r.RecordsDir)
+	starts := of[trace.HarnessStart](t, recs)
+	sess := of[trace.HarnessSession](t, recs)
+	if len(starts) != 2 || len(sess) != 2 || starts[1].Mode != "resume" || starts[1].PromptKind != "keep_working" ||
+		starts[1].HarnessSessionID == nil || *starts[1].HarnessSessionID != sess[0].HarnessSessionID ||
+		sess[1].HarnessSessionID != sess[0].HarnessSessionID || sess[0].Auth != "unknown" || starts[0].Harness != "codex" {
+		t.Fatalf("harness_start %+v, harness_session %+v", starts, sess)
+	}
+	a1, a2 := calls[0].Argv, calls[1].Argv
+	if a1[1] != "exec" || a1[2] != "--json" || a2[1] != "exec" || a2[2] != "resume" || a2[len(a2)-2] != sess[0].HarnessSessionID ||
+		a2[len(a2)-1] != "-" || a1[len(a1)-3] != "-m" || a1[len(a1)-2] != "gpt-test" {
+		t.Errorf("argv %q, then %q", a1, a2)
+	}
+	for _, fc := range calls {
+		if strings.Contains(strings.Join(fc.Argv, " "), "mtt_") {
+			t.Errorf("the token is in argv: %q", fc.Argv)
+		}
+		if got := strings.Join(fc.Env, ","); got != "HOME,PATH,FAKE_HARNESS_SCRIPT,MURMUR_TOOL_SERVER_TOKEN" {
+			t.Errorf("environment names = %s (PROC-8)", got)
+		}
+	}
+	if calls[1].Stdin != "Check it once more." {
+		t.Errorf("the resume's prompt = %q, want the keep-working message", calls[1].Stdin)
+	}
+	exits := of[trace.HarnessExit](t, recs)
+	if len(exits) != 2 || *exits[0].InputTokens != 11 || *exits[1].InputTokens != 11 || *exits[1].OutputTokens != 7 {
+		t.Errorf("harness_exit = %+v, want 11/7 each: the differences of the running totals", exits)
+	}
+	if end := only[trace.TaskEnd](t, recs); end.InputTokens != 22 || end.OutputTokens != 14 || end.KeepWorking == nil || end.KeepWorking.Used != 1 {
+		t.Errorf("task_end = %+v", end)
+	}
+}
+
+// TestMaxTurns is PROC-14: the max_turns-th turn shows a tool call, so the
+// run is interrupted and the task ends max_turns_reached; harness_failed
+// says so with source runtime; no E-RUN-033.
+func TestMaxTurns(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "  max_turns: 2\n", "", `{"runs":[{"steps":[
+		{"tool":{"name":"echo","args":{"command":"one"}}},
+		{"tool":{"name":"echo","args":{"command":"two"}}},
+		{"tool":{"name":"echo","args":{"command":"three"}}}]}]}`)
+	r, _, stderr, code := c.run(t, "loop")
+	if res := result(t, r); code != 1 || res != "stopped: inference.max_turns (2) reached before the task finished" || strings.Contains(stderr, "E-RUN-033") {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	f := only[trace.HarnessFailed](t, recs)
+	if f.Kind != "max-turns" || f.Source != "runtime" {
+		t.Errorf("harness_failed = %+v", f)
+	}
+	ex := only[trace.HarnessExit](t, recs)
+	if ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
+		t.Errorf("harness_exit = %+v", ex)
+	}
+	for _, tc := range of[trace.ToolCall](t, recs) {
+		if tc.Turn == 1 && tc.Status == "ok" {
+			t.Errorf("the max_turns-th turn's call ran: %+v", tc)
+		}
+	}
+}
+
+// TestInactivity is PROC-17 and PROC-16 under the test build's limits
+// (PTEST-4): a harness silent past the window is interrupted, one that
+// ignores SIGTERM is killed after the grace, and the task fails E-RUN-035.
+func TestInactivity(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[{"ignore_term":true},{"spawn":30},{"sleep":"30s"}]}]}`)
+	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity=1s,grace=300ms")
+	r, _, stderr, code := c.run(t, "wait")
+	msg := "the harness produced neither a line of output nor a tool call for 1s and was killed"
+	if res := result(t, r); code != 1 || res != "error: "+msg {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	if !strings.Contains(stderr, "error[E-RUN-035]: "+msg+"\n") {
+		t.Errorf("stderr = %q, want E-RUN-035", stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "inactivity" || ex.Signal == nil || *ex.Signal != "SIGKILL" {
+		t.Errorf("harness_exit = %+v, want inactivity by SIGKILL after the grace", ex)
+	}
+	if f := only[trace.TaskFailed](t, recs); f.Cause != "harness_inactive" || f.Reason != msg {
+		t.Errorf("task_failed = %+v", f)
+	}
+	spawned(t, c) // the group's sleep is gone too
+}
+
+// spawned fails unless every process the fake left in its group is gone.
+func spawned(t testing.TB, c *hcap) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "spawned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Fields(string(b)) {
+		if !gone(l) {
+			t.Errorf("process %s the harness left in its group is still running", l)
+		}
+	}
+}
