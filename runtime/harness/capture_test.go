@@ -14,10 +14,10 @@ import (
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/harnesstest/clis"
-	"github.com/murmur-go/mur/runtime/harness"
-	"github.com/murmur-go/mur/runtime/harness/bridge"
 	anthropic "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	openai "github.com/murmur-go/mur/runtime/driver/openai/fake"
+	"github.com/murmur-go/mur/runtime/harness"
+	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
@@ -223,7 +223,9 @@ func captureClaude(t *testing.T) {
 	// auth-failure: a 401, not retried with CLAUDE_CODE_MAX_RETRIES=0.
 	// Claude Code asks again once even so (api_retry), so every request
 	// is answered 401 from here on.
-	fake.SetHandler(func(anthropic.HarnessCapture) anthropic.Reply { return anthropic.Status(401, "OAuth token has expired.") })
+	fake.SetHandler(func(anthropic.HarnessCapture) anthropic.Reply {
+		return anthropic.Status(401, "OAuth token has expired.")
+	})
 	p = r.run(bin, "", "", "hello", append(env, "CLAUDE_CODE_MAX_RETRIES=0")...)
 	save(t, dir, "auth-failure.jsonl", p.stdout)
 	if f := failedOf(parse(harness.Claude, p.stdout)); f == nil || f.Kind != harness.FailAuth {

@@ -129,11 +129,11 @@ func TestParseLines(t *testing.T) {
 func TestCodexKind(t *testing.T) {
 	t.Parallel()
 	for msg, want := range map[string]string{
-		"unexpected status 401":              harness.FailAuth,
-		"403 Forbidden":                      harness.FailAuth,
-		"Unauthorized":                       harness.FailAuth,
-		"You've hit your usage limit":        harness.FailQuota,
-		"RATE LIMIT exceeded":                harness.FailQuota,
+		"unexpected status 401":               harness.FailAuth,
+		"403 Forbidden":                       harness.FailAuth,
+		"Unauthorized":                        harness.FailAuth,
+		"You've hit your usage limit":         harness.FailQuota,
+		"RATE LIMIT exceeded":                 harness.FailQuota,
 		"stream disconnected before complete": harness.FailHarness,
 	} {
 		if got := harness.CodexKind(msg); got != want {

@@ -62,7 +62,7 @@ func (l *loader) top(root *yaml.Node, artifactMode bool) {
 		{key: "lifecycle", fn: l.lifecycle},
 		{key: "inference", fn: l.inference},
 	}
-	l.process = !artifactMode && peekTransport(root) == TransportProcess
+	l.process = peekTransport(root) == TransportProcess
 	if !l.mapping("", root, fields, "name", "version") {
 		return
 	}

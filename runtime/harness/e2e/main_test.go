@@ -209,3 +209,12 @@ func execCmd(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
 	noneLeft(t, cmd.Process.Pid)
 	return stdout, stderr, code
 }
+
+func mkdirs(t testing.TB, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
