@@ -31,7 +31,7 @@ type probe struct {
 
 // rig is one probe's fake model, bridge and scratch HOME.
 type rig struct {
-	t     *testing.T
+	t     testing.TB
 	d     harness.Dialect
 	home  string // HOME
 	hdir  string // <H>
@@ -41,7 +41,7 @@ type rig struct {
 	calls []bridge.Call
 }
 
-func newRig(t *testing.T, d harness.Dialect) *rig {
+func newRig(t testing.TB, d harness.Dialect) *rig {
 	root := t.TempDir()
 	r := &rig{t: t, d: d, home: filepath.Join(root, "home"), hdir: filepath.Join(root, "H"), work: filepath.Join(root, "work")}
 	for _, dir := range []string{r.home, r.hdir, r.work} {

@@ -60,6 +60,12 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 	if _, now := t.state.NoAnswer(); now && !noAnswerBefore {
 		r.acceptedEWA(turn) // PROC-15: later turns' calls are refused
 	}
+	if _, failed := t.state.Failed(); failed { // INP-7, INP-12: the attempt ends, so the run does
+		select {
+		case r.stop <- runToolFailed:
+		default:
+		}
+	}
 	return bridge.Answer{Text: content, IsError: isErr}
 }
 

@@ -37,6 +37,9 @@ func (t *taskRun) harnessLoop(ctx context.Context) ending {
 		if e, ok := t.canceled(); ok {
 			return e
 		}
+		if f, ok := t.state.Failed(); ok { // INP-7: a bridged call ended the attempt
+			return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}
+		}
 		if reason, ok := t.state.NoAnswer(); ok && res.out != runCanceled { // PROC-15, EWA-4
 			return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}
 		}

@@ -33,12 +33,13 @@ type prompt struct {
 
 // Run outcomes: how a run ended, for the task (PROC-11..18, THR-4).
 const (
-	runCompleted = "completed"
-	runFailed    = "failed"     // HEV-7, HEV-8, or no terminal line
-	runCanceled  = "canceled"   // the task's cancel interrupted it
-	runInactive  = "inactivity" // PROC-17
-	runMaxTurns  = "max_turns"  // PROC-14
-	runLost      = "lost"       // a resume that reported no session (THR-4)
+	runCompleted  = "completed"
+	runFailed     = "failed"      // HEV-7, HEV-8, or no terminal line
+	runCanceled   = "canceled"    // the task's cancel interrupted it
+	runInactive   = "inactivity"  // PROC-17
+	runMaxTurns   = "max_turns"   // PROC-14
+	runLost       = "lost"        // a resume that reported no session (THR-4)
+	runToolFailed = "tool_failed" // a bridged call failed the attempt (INP-7)
 )
 
 // runResult is one run's end.

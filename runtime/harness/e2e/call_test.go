@@ -126,3 +126,16 @@ func unfence(t testing.TB, s string) string {
 	}
 	return body
 }
+
+// TestVerboseNamesHarness is PROC-20: mur run -v prints the harness and
+// its binary where an http capsule prints its driver, and the answer and
+// status as for any capsule (CLI-3).
+func TestVerboseNamesHarness(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "codex", "", "", `{"runs":[{"steps":[{"answer":"fine"}]}]}`)
+	out, stderr, code := execCmd(t, c.command("run", "-v", "--task", "go"))
+	bin := filepath.Join(filepath.Dir(c.dir), "bin", "codex")
+	if code != 0 || !strings.Contains(out, "\nharness: codex "+bin+"\n") || strings.Contains(out, "driver:") || !strings.HasSuffix(out, "\nfine\nstatus:  ok\n") {
+		t.Errorf("mur run -v = %d\n%s\nstderr %s", code, out, stderr)
+	}
+}

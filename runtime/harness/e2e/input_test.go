@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+const askExtra = "artifacts:\n  - {name: murmur-tool-request-input, version: \"1.0.0\"}\nlifecycle:\n  task_acceptance: queue\n  after_task: sleep\n"
+
+// startAsking sends a task whose harness asks the operator through the
+// bridged murmur-tool-request-input and waits until it is parked.
+func startAsking(t *testing.T, s *sleeping) a2a.TaskID {
+	t.Helper()
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("ask")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: res.Task.ID}) {
+	} // ends at INPUT_REQUIRED (METH-ST-2)
+	return res.Task.ID
+}
+
+// TestRequestInputBridged is input.md INP-12 under transport: process: the
+// harness's bridged call parks the task INPUT_REQUIRED, a SendMessage
+// naming it answers the call with the fenced reply, and the inactivity
+// window waits with it (BRG-8).
+func TestRequestInputBridged(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", askExtra, `{"runs":[{"steps":[
+		{"tool":{"name":"murmur-tool-request-input","args":{"prompt":"Which branch?"}}},{"answer":"done asking"}]}]}`)
+	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity=1s,grace=300ms")
+	s := c.serve(t)
+	id := startAsking(t, s)
+	got, err := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: id})
+	if err != nil || got.Status.State != a2a.TaskStateInputRequired {
+		t.Fatalf("task = %+v, %v; want INPUT_REQUIRED", got, err)
+	}
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		TaskID: id, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("release from main")}}})
+	if err != nil || res.Task.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("reply = %+v, %v; want the task completed", res, err)
+	}
+	s.stop(t)
+	recs := records(t, s.r.RecordsDir)
+	tc := only[trace.ToolCall](t, recs)
+	if tc.Status != "ok" || *tc.Output != "<untrusted-content source=tool:murmur-tool-request-input>\nrelease from main\n</untrusted-content>" ||
+		tc.ToolCallID == nil || *tc.ToolCallID != "toolu_fake_1" {
+		t.Errorf("tool_call = %+v %q", tc, *tc.Output)
+	}
+	if rq := only[trace.InputRequest](t, recs); rq.ToolCallID == nil || *rq.ToolCallID != "toolu_fake_1" {
+		t.Errorf("input_request = %+v", rq)
+	}
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "completed" {
+		t.Errorf("harness_exit = %+v: the wait must not count as inactivity", ex)
+	}
+}
+
+// TestRequestInputTimeoutBridged is INP-7 under transport: process: the
+// timeout answers the call isError, fails the attempt input-timeout and
+// interrupts the run.
+func TestRequestInputTimeoutBridged(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", askExtra+"  input_timeout_secs: 1\n", `{"runs":[{"steps":[
+		{"tool":{"name":"murmur-tool-request-input","args":{"prompt":"Which branch?"}}},{"sleep":"30s"},{"answer":"never"}]}]}`)
+	s := c.serve(t)
+	id := startAsking(t, s)
+	for range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: id}) {
+	}
+	got, err := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: id})
+	if err != nil || got.Status.State != a2a.TaskStateFailed || text(got) != "input-timeout" {
+		t.Fatalf("task = %+v %q, %v; want FAILED input-timeout", got.Status.State, text(got), err)
+	}
+	s.stop(t)
+	recs := records(t, s.r.RecordsDir)
+	if f := only[trace.TaskFailed](t, recs); f.Cause != "input_timeout" || f.Reason != "input-timeout" {
+		t.Errorf("task_failed = %+v", f)
+	}
+	if tc := only[trace.ToolCall](t, recs); tc.Status != "error" {
+		t.Errorf("tool_call = %+v", tc)
+	}
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" {
+		t.Errorf("harness_exit = %+v, want interrupted", ex)
+	}
+}
