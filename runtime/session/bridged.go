@@ -56,7 +56,11 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 		}
 	}()
 	_, noAnswerBefore := t.state.NoAnswer()
+	t.setPhase("turn") // LOOP-16: a cancel now lands in the bridged call's phase (PROC-16)
 	content, isErr := t.dispatchWith(dctx, turn, u, refusal)
+	if _, canceled := t.canceled(); !canceled {
+		t.setPhase("inference")
+	}
 	if _, now := t.state.NoAnswer(); now && !noAnswerBefore {
 		r.acceptedEWA(turn) // PROC-15: later turns' calls are refused
 	}

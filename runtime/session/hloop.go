@@ -35,8 +35,9 @@ func (t *taskRun) harnessLoop(ctx context.Context) ending {
 		}
 		res := t.harnessRun(ctx, p, resume)
 		if e, ok := t.canceled(); ok {
-			return e
+			return e // task_canceled.phase: where the cancel landed
 		}
+		t.setPhase("turn")
 		if f, ok := t.state.Failed(); ok { // INP-7: a bridged call ended the attempt
 			return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}
 		}

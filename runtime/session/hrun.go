@@ -119,6 +119,7 @@ func (t *taskRun) harnessRun(ctx context.Context, p prompt, resume string) runRe
 	h.br.BeginRun()
 	defer func() { h.br.EndRun(); h.setRun(nil) }()
 	began := s.now()
+	t.setPhase("inference") // LOOP-16: the harness is thinking (PROC-16)
 	proc, err := harness.Start(harness.Spawn{Argv: h.d.Argv(harness.Run{Binary: h.binary, Dir: h.dir, URL: h.br.URL(),
 		Model: s.m.Inference.Model, Resume: resume}), Env: h.env, Dir: s.workdir, Stdin: []byte(p.text), Stderr: logf})
 	if err != nil {
@@ -189,6 +190,21 @@ func (t *taskRun) readRun(ctx context.Context, r *hrun, st *runState, proc *harn
 		}
 	}
 	handle(parser.End())
+	// stdout closed: the leader may still be running; a cancel or
+	// inactivity still ends it.
+	for done, finished := ctx.Done(), proc.Done(); finished != nil; {
+		select {
+		case <-finished:
+			finished = nil
+		case <-timer.C:
+			ask(runInactive)
+		case why := <-r.stop:
+			ask(why)
+		case <-done:
+			done = nil
+			ask(runCanceled)
+		}
+	}
 	return asked
 }
 

@@ -104,8 +104,8 @@ func TestRealClaudeCancel(t *testing.T) {
 	if ex.Cause != "interrupted" || ex.Signal != nil && *ex.Signal == "SIGKILL" {
 		t.Errorf("harness_exit = %+v", ex)
 	}
-	if tc := only[trace.TaskCanceled](t, recs); tc.Phase == "" {
-		t.Errorf("task_canceled = %+v", tc)
+	if tc := only[trace.TaskCanceled](t, recs); tc.Phase != "turn" {
+		t.Errorf("task_canceled = %+v, want phase turn: the bridged call's (LOOP-16)", tc)
 	}
 	noFailures(t, fake.Failures())
 }
