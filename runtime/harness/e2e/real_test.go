@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +113,3 @@ func quotaOf(t testing.TB, output string) []string {
 	}
 	return out
 }
-
-// realStderr is stderr without lines a loaded machine may add: none are
-// expected, so it is returned as it is.
-func realStderr(s string) string { return strings.TrimSpace(s) }

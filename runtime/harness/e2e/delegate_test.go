@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// TestDelegationOutcomeByResume is PROC-12 for delegate-task: the
+// harness's bridged delegate-task starts a sub-capsule, and its outcome
+// arrives — through the task state's one continuation seam, as member
+// answers do — as the prompt of a resume of the same harness session.
+func TestDelegationOutcomeByResume(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[
+		{"steps":[{"tool":{"name":"delegate-task","args":{"capsule":"counter","version":"0.1.0","task":"one two three"}}},{"answer":"waiting for counter"}]},
+		{"steps":[{"answer":"counter answered"}]}]}`)
+	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+	c.write(t, "murmur.yaml", strings.Replace(string(man), "  shell: {allow: [echo, sleep]}\n",
+		"  shell: {allow: [echo, sleep]}\n  spawn: {allow: [local/counter@0.1.0]}\n", 1))
+	sub := filepath.Join(c.dir, "counter")
+	mkdirs(t, sub)
+	for rel, body := range map[string]string{
+		"murmur.yaml": "name: counter\nversion: \"0.1.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\n",
+		"script.yaml": "script_version: 1\nrules: []\nfallback:\n  turns:\n    - text: \"COUNTED-3\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(sub, rel), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inst := exec.Command(mur, "install", "counter")
+	inst.Dir, inst.Env = c.dir, testmur.Env(c.home, c.env...)
+	if out, err := inst.CombinedOutput(); err != nil {
+		t.Fatalf("mur install counter: %v\n%s", err, out)
+	}
+	r, _, stderr, code := c.run(t, "count")
+	if res := result(t, r); code != 0 || res != "counter answered" {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	starts := of[trace.HarnessStart](t, recs)
+	if len(starts) != 2 || starts[1].Mode != "resume" || starts[1].PromptKind != "continuation" {
+		t.Fatalf("harness_start = %+v", starts)
+	}
+	tc := only[trace.TaskContinued](t, recs)
+	if len(tc.Delegations) != 1 || len(tc.MemberCalls) != 0 {
+		t.Errorf("task_continued = %+v, want one delegation", tc)
+	}
+	if got := c.calls(t)[1].Stdin; !strings.HasPrefix(got, "[delegate-task] delegation "+tc.Delegations[0]+" to counter@0.1.0 ended ok:") {
+		t.Errorf("the resume's prompt = %q, want the delegation's outcome", got)
+	}
+}
