@@ -83,7 +83,7 @@ type Capabilities struct {
 	// Containment is capabilities.containment: "advisory", "scoped", or ""
 	// when absent (the best the kernel offers; issue 9).
 	Containment string
-	Env        *EnvGrant  // nil when absent: the harness gets no variable (PROC-3)
+	Env         *EnvGrant // nil when absent: the harness gets no variable (PROC-3)
 }
 
 // EnvGrant is capabilities.env (process.md PROC-3): Allow names the
