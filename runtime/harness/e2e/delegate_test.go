@@ -27,7 +27,7 @@ func TestDelegationOutcomeByResume(t *testing.T) {
 	mkdirs(t, sub)
 	for rel, body := range map[string]string{
 		"murmur.yaml": "name: counter\nversion: \"0.1.0\"\ninference:\n  driver: {kind: scripted, script: script.yaml}\n",
-		"script.yaml": "script_version: 1\nrules: []\nfallback:\n  turns:\n    - text: \"COUNTED-3\"\n",
+		"script.yaml": "script_version: 1\nrules: []\nfallback:\n  turns:\n    - text: \"counted three words\"\n",
 	} {
 		if err := os.WriteFile(filepath.Join(sub, rel), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

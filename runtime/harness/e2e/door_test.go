@@ -209,9 +209,7 @@ func TestCancelDuringCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(c.dir, "started.fifo")); err != nil || string(b) != "started\n" { // the command runs
-		t.Fatalf("fifo: %q, %v", b, err)
-	}
+	s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
 	if _, err := s.cl.CancelTask(context.Background(), a2a.CancelTaskRequest{ID: res.Task.ID}); err != nil {
 		t.Fatal(err)
 	}
@@ -233,5 +231,38 @@ func TestCancelDuringCall(t *testing.T) {
 	}
 	if tc := only[trace.TaskCanceled](t, recs); tc.Phase != "turn" {
 		t.Errorf("task_canceled = %+v, want phase turn: the bridged call's (LOOP-16)", tc)
+	}
+}
+
+// started waits until the bridged command writes the fifo at path, or
+// fails the test if task id ends first (a harness that never ran the
+// command would otherwise leave the read blocked for good).
+func (s *sleeping) started(t *testing.T, path string, id a2a.TaskID) {
+	t.Helper()
+	read := make(chan string, 1) // the reader's one result
+	go func() {
+		b, _ := os.ReadFile(path)
+		read <- string(b)
+	}()
+	ended := make(chan struct{}) // closed when the task's stream ends
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer close(ended)
+		for range s.cl.SubscribeToTask(ctx, a2a.SubscribeToTaskRequest{ID: id}) {
+		}
+	}()
+	defer func() { cancel(); <-ended }()
+	select {
+	case got := <-read:
+		if got != "started\n" {
+			t.Fatalf("fifo = %q", got)
+		}
+	case <-ended:
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close() // the reader sees EOF
+		}
+		<-read
+		task, _ := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: id})
+		t.Fatalf("the task ended before its command ran: %+v; stderr %s", task, s.stderr.String())
 	}
 }

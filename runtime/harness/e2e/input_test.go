@@ -19,8 +19,17 @@ func startAsking(t *testing.T, s *sleeping) a2a.TaskID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: res.Task.ID}) {
-	} // ends at INPUT_REQUIRED (METH-ST-2)
+	// The stream's first event is the task as it stands, then its updates:
+	// stop at INPUT_REQUIRED, whether it was already parked or parks later.
+	for ev, err := range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: res.Task.ID}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Task != nil && ev.Task.Status.State == a2a.TaskStateInputRequired ||
+			ev.StatusUpdate != nil && ev.StatusUpdate.Status.State == a2a.TaskStateInputRequired {
+			break
+		}
+	}
 	return res.Task.ID
 }
 

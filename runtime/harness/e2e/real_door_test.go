@@ -82,9 +82,7 @@ func TestRealClaudeCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(fifo); err != nil || string(b) != "started\n" {
-		t.Fatalf("fifo: %q, %v", b, err)
-	}
+	s.started(t, fifo, res.Task.ID)
 	if _, err := s.cl.CancelTask(context.Background(), a2a.CancelTaskRequest{ID: res.Task.ID}); err != nil {
 		t.Fatal(err)
 	}
