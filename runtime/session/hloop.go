@@ -156,7 +156,7 @@ func (t *taskRun) threadStart() (resume, path string, e ending, ok bool) {
 
 // writeThread writes the context's entry under threaded (THR-1, THR-2),
 // with codex's latest running total; it reports whether it was written.
-func (t *taskRun) writeThread(session string, _ *harness.UsageTotal) bool {
+func (t *taskRun) writeThread(session string) bool {
 	s := t.s
 	if t.threadPath == "" {
 		return false

@@ -258,7 +258,7 @@ func (t *taskRun) onEvent(r *hrun, st *runState, ev harness.Event, logf io.Write
 			t.harnessInference(turn, "end_turn", nil, e.ID)
 		}
 		if !st.threaded && st.session != "" {
-			st.threaded = t.writeThread(st.session, nil) // THR-2: once the run's first turn closes
+			st.threaded = t.writeThread(st.session) // THR-2: once the run's first turn closes
 		}
 	case harness.QuotaReported:
 		h.addQuota(e.Windows)
@@ -365,7 +365,7 @@ func (t *taskRun) endRun(r *hrun, st *runState, asked string, exit harness.Exit,
 	_, _ = s.tr.Write(rec)
 	t.addRunTokens(usage)
 	if res.out == runCompleted && st.session != "" {
-		t.writeThread(st.session, nil) // THR-2: the run completed (usage_total refreshed)
+		t.writeThread(st.session) // THR-2: the run completed (usage_total refreshed)
 	}
 	return res
 }
