@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/harnesstest/clis"
+	"github.com/murmur-go/mur/internal/testmur"
 	anthropic "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	openai "github.com/murmur-go/mur/runtime/driver/openai/fake"
 	"github.com/murmur-go/mur/runtime/harness"
@@ -25,7 +26,7 @@ import (
 func BenchmarkSpawnToFirstEvent(b *testing.B) {
 	b.Run("fakeharness", func(b *testing.B) {
 		bin := filepath.Join(b.TempDir(), "claude")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/murmur-go/mur/internal/harnesstest/fakeharness").CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(exec.Command("go", "build", "-o", bin, "github.com/murmur-go/mur/internal/harnesstest/fakeharness")); err != nil {
 			b.Fatalf("build: %v\n%s", err, out)
 		}
 		script := filepath.Join(b.TempDir(), "script.json")
@@ -73,7 +74,7 @@ func benchSpawn(b *testing.B, r *rig, bin, model string, extra ...string) {
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
-		_ = exec.Command(bin, "--version").Run()
+		_ = testmur.RunCmd(exec.Command(bin, "--version"))
 		versions = append(versions, time.Since(t0))
 		r.br.BeginRun()
 		start := time.Now()

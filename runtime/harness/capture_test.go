@@ -14,6 +14,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/harnesstest/clis"
+	"github.com/murmur-go/mur/internal/testmur"
 	anthropic "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	openai "github.com/murmur-go/mur/runtime/driver/openai/fake"
 	"github.com/murmur-go/mur/runtime/harness"
@@ -91,7 +92,7 @@ func (r *rig) run(binary, model, resume, prompt string, extra ...string) probe {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	r.br.BeginRun()
-	err := cmd.Run()
+	err := testmur.RunCmd(cmd)
 	r.br.EndRun()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -35,7 +35,7 @@ func TestDelegationOutcomeByResume(t *testing.T) {
 	}
 	inst := exec.Command(mur, "install", "counter")
 	inst.Dir, inst.Env = c.dir, testmur.Env(c.home, c.env...)
-	if out, err := inst.CombinedOutput(); err != nil {
+	if out, err := testmur.Combined(inst); err != nil {
 		t.Fatalf("mur install counter: %v\n%s", err, out)
 	}
 	r, _, stderr, code := c.run(t, "count")

@@ -38,7 +38,7 @@ func (c *hcap) serve(t *testing.T) *sleeping {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := testmur.Start(s.cmd); err != nil {
 		t.Fatal(err)
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -200,9 +200,7 @@ func TestCancelDuringCall(t *testing.T) {
 		{"steps":[{"tool":{"name":"sh","args":{"command":"echo started > started.fifo; exec sleep 30"}}},{"answer":"never"}]}]}`)
 	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
 	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
-	if err := syscall.Mkfifo(filepath.Join(c.dir, "started.fifo"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
 	s := c.serve(t)
 	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
 		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("sleep")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})

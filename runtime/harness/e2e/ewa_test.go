@@ -52,7 +52,7 @@ func formation(t *testing.T, script, task string) (midRecords, entryResult, stde
 	for _, m := range []string{"lead", "mid", "worker"} {
 		cmd := exec.Command(mur, "install", m)
 		cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home, c.env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", m, err, out)
 		}
 	}
@@ -63,7 +63,7 @@ func formation(t *testing.T, script, task string) (midRecords, entryResult, stde
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var lines []string

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fake = filepath.Join(dir, "fakeharness")
-	if out, err := exec.Command("go", "build", "-o", fake, "github.com/murmur-go/mur/internal/harnesstest/fakeharness").CombinedOutput(); err != nil {
+	if out, err := testmur.Combined(exec.Command("go", "build", "-o", fake, "github.com/murmur-go/mur/internal/harnesstest/fakeharness")); err != nil {
 		fmt.Fprintf(os.Stderr, "build the fake harness: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
 	anthropic "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -71,10 +71,7 @@ func TestRealClaudeThreaded(t *testing.T) {
 func TestRealClaudeCancel(t *testing.T) {
 	t.Parallel()
 	c, fake := realClaude(t, "bash", "", sleepingLifecycle)
-	fifo := filepath.Join(c.dir, "started.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
 	fake.Enqueue(anthropic.Uses(anthropic.ToolUse{Name: "mcp__mur__bash", Input: `{"command":"echo started > started.fifo; sleep 30"}`}))
 	s := c.serve(t)
 	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),

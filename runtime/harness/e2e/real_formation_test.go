@@ -83,7 +83,7 @@ reachability:
 	for _, m := range []string{"lead", "worker"} {
 		cmd := exec.Command(mur, "install", m)
 		cmd.Dir, cmd.Env = proj, env
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			t.Fatalf("mur install %s: %v\n%s", m, err, out)
 		}
 	}
@@ -106,7 +106,7 @@ reachability:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(out)
