@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,84 @@ func waitPartner(t *testing.T, pid int) {
 			t.Fatalf("pid %d did not block on its fifo (wchan %q, %v)", pid, w, err)
 		}
 		<-tick.C
+	}
+}
+
+// fatalTB records the first Fatalf and ends the goroutine that called it,
+// as testing.T's does, so a test can check that a helper fails its test.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	goruntime.Goexit()
+}
+
+// failure runs fn with a fatalTB on a goroutine of its own and returns
+// what it failed with ("" when it did not).
+func failure(t *testing.T, fn func(testing.TB)) string {
+	f := &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); fn(f) }()
+	<-done
+	return f.msg
+}
+
+// TestReadFIFO: ReadFIFO returns what a process writes to the fifo, and
+// fails the test, rather than wait on, once the process ends having
+// written nothing.
+func TestReadFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	up := FIFO(t, filepath.Join(dir, "up"))
+	writer := exec.Command("sh", "-c", "echo up > "+up)
+	if err := StartFake(writer); err != nil {
+		t.Fatal(err)
+	}
+	if b := ReadFIFO(t, up, writer.Process); string(b) != "up\n" {
+		t.Errorf("ReadFIFO = %q, want %q", b, "up\n")
+	}
+	_ = writer.Wait()
+
+	never := FIFO(t, filepath.Join(dir, "never"))
+	quitter := exec.Command("true")
+	if err := StartFake(quitter); err != nil {
+		t.Fatal(err)
+	}
+	defer quitter.Wait()
+	want := fmt.Sprintf("pid %d ended before anything was written to %s", quitter.Process.Pid, never)
+	if msg := failure(t, func(tb testing.TB) { ReadFIFO(tb, never, quitter.Process) }); msg != want {
+		t.Errorf("ReadFIFO of a fifo nobody writes failed with %q, want %q", msg, want)
+	}
+}
+
+// TestWriteFIFO: WriteFIFO hands its bytes to a process reading the fifo,
+// and fails the test once the process ends without having opened it.
+func TestWriteFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := FIFO(t, filepath.Join(dir, "in"))
+	var out Buffer
+	reader := exec.Command("cat", in)
+	reader.Stdout = &out
+	if err := StartFake(reader); err != nil {
+		t.Fatal(err)
+	}
+	WriteFIFO(t, in, []byte("go\n"), reader.Process)
+	if err := reader.Wait(); err != nil || out.String() != "go\n" {
+		t.Errorf("cat read %q (%v), want %q", out.String(), err, "go\n")
+	}
+
+	never := FIFO(t, filepath.Join(dir, "never"))
+	quitter := exec.Command("true")
+	if err := StartFake(quitter); err != nil {
+		t.Fatal(err)
+	}
+	defer quitter.Wait()
+	want := fmt.Sprintf("pid %d ended before it opened %s", quitter.Process.Pid, never)
+	if msg := failure(t, func(tb testing.TB) { WriteFIFO(tb, never, []byte("go\n"), quitter.Process) }); msg != want {
+		t.Errorf("WriteFIFO to a fifo nobody reads failed with %q, want %q", msg, want)
 	}
 }
