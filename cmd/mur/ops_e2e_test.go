@@ -90,12 +90,7 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 		t.Fatalf("readiness line %q: %v", line, err)
 	}
 	// Block until the task's command runs: it opens the FIFO for writing.
-	f, err := os.Open(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pidText, _ := bufio.NewReader(f).ReadString('\n')
-	f.Close()
+	pidText := string(testmur.ReadFIFO(t, fifo, run.Process))
 	sleepPID, err := strconv.Atoi(strings.TrimSpace(pidText))
 	if err != nil {
 		t.Fatalf("the command wrote %q, want its pid", pidText)

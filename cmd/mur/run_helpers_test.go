@@ -148,13 +148,11 @@ func blockingCapsule(t *testing.T, lifecycle, command string) *runEnv {
 	return e
 }
 
-// readyPgid reads the process group the command wrote to the fifo.
-func readyPgid(t *testing.T, e *runEnv) int {
+// readyPgid reads the process group the command wrote to the fifo; the
+// test fails, rather than waits on, once p ends with nothing written.
+func readyPgid(t *testing.T, e *runEnv, p *runProc) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.dir, "ready"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testmur.ReadFIFO(t, filepath.Join(e.dir, "ready"), p.cmd.Process)
 	pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {
 		t.Fatalf("ready = %q", b)

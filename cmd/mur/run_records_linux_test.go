@@ -23,14 +23,12 @@ func TestRunRecordsDeleted_ERUN007(t *testing.T) {
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
 	p.line(t) // murmur: url
 	ses := strings.TrimPrefix(p.line(t), "session: ")
-	readyPgid(t, e) // the command runs
+	readyPgid(t, e, p) // the command runs
 	records := filepath.Join(e.home, "records", strings.TrimPrefix(e.dir, "/"), ses)
 	if err := os.RemoveAll(records); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.dir, "go"), []byte("x\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.WriteFIFO(t, filepath.Join(e.dir, "go"), []byte("x\n"), p.cmd.Process)
 	code := p.wait()
 	want := "error[E-RUN-007]: the trace could not be written: " + records + "/trace.jsonl: the file was removed (its link count is 0); the session ends\n"
 	if code != 1 || !strings.HasSuffix(p.stderr.String(), want) {

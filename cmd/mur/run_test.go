@@ -119,7 +119,7 @@ func TestRunSIGTERMDuringTask_CLI5(t *testing.T) {
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
 	p.line(t) // murmur: url
 	ses := strings.TrimPrefix(p.line(t), "session: ")
-	pgid := readyPgid(t, e)
+	pgid := readyPgid(t, e, p)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	code := p.wait()
 	if code != 1 {
@@ -142,7 +142,7 @@ func TestRunSIGTERMStatusLine_CLI3(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		p.line(t) // murmur: url, session:
 	}
-	pgid := readyPgid(t, e)
+	pgid := readyPgid(t, e, p)
 	p.cmd.Process.Signal(syscall.SIGINT) // acts as SIGTERM (CLI-2)
 	rest, _ := io.ReadAll(p.stdout)
 	if code := p.wait(); code != 1 {
@@ -164,11 +164,11 @@ func TestRunSecondSignalExits143_SES8(t *testing.T) {
 		"trap 'echo term > termed' TERM; echo $$ > ready; while :; do sleep 0.1; done")
 	testmur.FIFO(t, filepath.Join(e.dir, "termed"))
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
-	pgid := readyPgid(t, e)
+	pgid := readyPgid(t, e, p)
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	if b, err := os.ReadFile(filepath.Join(e.dir, "termed")); err != nil || string(b) != "term\n" {
-		t.Fatalf("termed = %q, %v", b, err)
+	if b := testmur.ReadFIFO(t, filepath.Join(e.dir, "termed"), p.cmd.Process); string(b) != "term\n" {
+		t.Fatalf("termed = %q", b)
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(); code != 143 {

@@ -110,11 +110,8 @@ func TestViewOpenKeepsTokenOffArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, token, _ := strings.Cut(vl.URL, "/?token=")
-	got, err := os.ReadFile(fifo) // blocks until the opener writes
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := string(got)
+	report := string(testmur.ReadFIFO(t, fifo, cmd.Process)) // once the opener has written
+
 	argv, rest, _ := strings.Cut(report, "\n")
 	page := strings.TrimPrefix(argv, "argv: ")
 	if token == "" || strings.Contains(argv, token) || !strings.HasPrefix(filepath.Base(page), "mur-view-") || !strings.HasSuffix(page, ".html") {
