@@ -207,8 +207,8 @@ rules:
 		_ = cmd.Wait()
 		t.Fatalf("readiness %q: %v; stderr %s", line, err, stderr.String())
 	}
-	if b, err := os.ReadFile(filepath.Join(c.dir, "started.fifo")); err != nil || string(b) != "go\n" {
-		t.Errorf("started.fifo = %q, %v", b, err)
+	if b := testmur.ReadFIFO(t, filepath.Join(c.dir, "started.fifo"), cmd.Process); string(b) != "go\n" {
+		t.Errorf("started.fifo = %q", b)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	code := exitCode(cmd.Wait())

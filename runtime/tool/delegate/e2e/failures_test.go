@@ -78,7 +78,7 @@ rules:
 	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
 		t.Fatalf("readiness line %q", b)
 	}
-	line := readLine(t, fifo) // blocks until the child's bash writes it
+	line := readLine(t, fifo, cmd.Process) // blocks until the child's bash writes it
 	pid, err := strconv.Atoi(line)
 	if err != nil {
 		t.Fatalf("child pid %q: %v", line, err)
@@ -159,7 +159,7 @@ rules:
 	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
 		t.Fatalf("readiness line %q", b)
 	}
-	readLine(t, fifo) // the child is at work
+	readLine(t, fifo, cmd.Process) // the child is at work
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

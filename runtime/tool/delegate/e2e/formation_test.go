@@ -109,7 +109,7 @@ rules:
       - text: never
 `})
 	l := w.formation(t, "go", []member{{capsule: delegating("lead", "  shell:\n    allow: [bash]\n  spawn:\n    allow: [local/worker@0.1.0]\n", "worker", "work")}})
-	readLine(t, up)                              // the child is at work
+	readLine(t, up, l.cmd.Process)               // the child is at work
 	if err := l.cmd.Process.Kill(); err != nil { // the formation killed
 		t.Fatal(err)
 	}

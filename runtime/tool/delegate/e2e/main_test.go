@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -307,21 +306,13 @@ func inSession(sid int) []string {
 // decodeInto reads one JSON line into v.
 func decodeInto(line string, v any) bool { return json.Unmarshal([]byte(line), v) == nil }
 
-// readLine reads one line from the named pipe at path: it blocks until a
-// writer (a child's shell command) opens it, and reads the whole line, so
-// the writer never meets a closed pipe.
-func readLine(t testing.TB, path string) string {
+// readLine reads the line a child's shell command writes to the named pipe
+// at path, to its end, so the writer never meets a closed pipe; once the
+// mur p (which ends its children with it) has ended with nothing written,
+// the test fails instead of waiting on.
+func readLine(t testing.TB, path string, p *os.Process) string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	return strings.TrimSpace(line)
+	return strings.TrimSpace(string(testmur.ReadFIFO(t, path, p)))
 }
 
 // waitFor polls cond every 20 ms until it holds, failing after d: for a

@@ -138,7 +138,7 @@ rules:
 	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
 		t.Fatalf("readiness line %q", b)
 	}
-	readLine(t, up) // the child is at work
+	readLine(t, up, cmd.Process) // the child is at work
 	task := of[trace.TaskStart](t, records(t, r.RecordsDir))[0].TaskID
 	body := `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"` + task + `"}}`
 	req, _ := http.NewRequest(http.MethodPost, r.URL, strings.NewReader(body))

@@ -130,11 +130,11 @@ rules:
 		p.install(b, leadCalls("worker"), w)
 		p.roster(b, []string{"lead", "worker"}, "lead:worker")
 		l := p.start(b, "wait")
-		readAll(b, started)
+		l.readAll(b, started)
 		t0 := cpuTicks(b, l.entry.PID)
 		time.Sleep(window) // the measured wait itself
 		t1 := cpuTicks(b, l.entry.PID)
-		writeTo(b, release)
+		l.writeTo(b, release)
 		if code := l.wait(b); code != 0 {
 			b.Fatalf("mur run --roster exited %d:\n%s", code, l.stderr.String())
 		}

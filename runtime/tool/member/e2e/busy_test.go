@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -50,29 +50,20 @@ func send(t testing.TB, c *client.Client, text string) a2a.Task {
 	return *resp.Task
 }
 
-// readAll opens a named pipe and reads it to EOF: it returns once a member's
-// command has written to it and closed it.
-func readAll(t testing.TB, path string) {
+// readAll reads a named pipe to EOF: it returns once a member's command has
+// written to it and closed it, and fails the test once the launch has
+// ended with nothing written.
+func (l *launch) readAll(t testing.TB, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := io.ReadAll(f); err != nil {
-		t.Fatal(err)
-	}
+	testmur.ReadFIFO(t, path, l.cmd.Process)
 }
 
 // writeTo opens a named pipe for writing and closes it: a member's command
-// blocked reading it goes on.
-func writeTo(t testing.TB, path string) {
+// blocked reading it goes on. It fails the test once the launch has ended
+// with the pipe unread.
+func (l *launch) writeTo(t testing.TB, path string) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testmur.WriteFIFO(t, path, nil, l.cmd.Process)
 }
 
 // TestCallBusyThenStarted is CALL-7/8/9 through a real formation: the worker
@@ -113,12 +104,12 @@ fallback:
 	_, ses, url, wdir := l.peer(t, "worker")
 	door := operator(t, p, ses, url)
 	send(t, door, "BLOCK")
-	readAll(t, started) // the BLOCK task runs
+	l.readAll(t, started) // the BLOCK task runs
 	if q := send(t, door, "QUEUED"); q.Status.State != a2a.TaskStateSubmitted {
 		t.Fatalf("the QUEUED task is %s, want it queued", q.Status.State)
 	}
 	statuses := workingTexts(t, operator(t, p, l.entry.SessionID, l.entry.URL))
-	writeTo(t, goFIFO) // the worker is full: the lead calls it now
+	l.writeTo(t, goFIFO) // the worker is full: the lead calls it now
 	if code := l.wait(t); code != 0 {
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
 	}
@@ -201,7 +192,7 @@ rules:
 	p.roster(t, []string{"lead", "worker"}, "lead:worker")
 	l := p.start(t, "build it")
 	pid, _, _, _ := l.peer(t, "worker")
-	readAll(t, started) // the worker holds the lead's task
+	l.readAll(t, started) // the worker holds the lead's task
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ rules:
 			)
 			p.roster(t, []string{"lead", "worker"}, "lead:worker")
 			l := p.start(t, "escape")
-			readAll(t, ready)
+			l.readAll(t, ready)
 			workerPID, workerSes, workerURL, _ := l.peer(t, "worker")
 			c := operator(t, p, workerSes, workerURL)
 			if st := settle(t, c, send(t, c, "escape").ID); st != a2a.TaskStateCompleted {
