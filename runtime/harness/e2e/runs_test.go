@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,36 @@ func spawned(t testing.TB, c *hcap) {
 		if !gone(l) {
 			t.Errorf("process %s the harness left in its group is still running", l)
 		}
+	}
+}
+
+// TestStderrIsNotActivity is HEV-10 and PROC-9: a harness that only writes
+// stderr — a line every 200 ms, far inside the 1 s window, for 8 s — is
+// silent for PROC-17 and is killed as one, its answer never read; what it
+// wrote is in the records directory's logs/harness-1.log.
+func TestStderrIsNotActivity(t *testing.T) {
+	t.Parallel()
+	steps := []string{`{"ignore_term":true}`}
+	for i := range 40 {
+		steps = append(steps, fmt.Sprintf(`{"stderr":"still thinking %d"}`, i), `{"sleep":"200ms"}`)
+	}
+	steps = append(steps, `{"answer":"too late"}`)
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[`+strings.Join(steps, ",")+`]}]}`)
+	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity=1s,grace=300ms")
+	r, _, stderr, code := c.run(t, "wait")
+	msg := "the harness produced neither a line of output nor a tool call for 1s and was killed"
+	if res := result(t, r); code != 1 || res != "error: "+msg {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "inactivity" {
+		t.Errorf("harness_exit = %+v, want inactivity", ex)
+	}
+	log, err := os.ReadFile(filepath.Join(r.RecordsDir, "logs", "harness-1.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(log), "still thinking 0\n") {
+		t.Errorf("logs/harness-1.log = %q, want the harness's stderr", log)
 	}
 }
