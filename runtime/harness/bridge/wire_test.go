@@ -67,8 +67,9 @@ func TestReplay(t *testing.T) {
 
 // TestWire checks the answers BRG-1/2 fix outside the CLIs' own sequences:
 // the token, paths, HTTP methods, the body bound, methods and
-// notifications the CLIs do not send, tools/call without a name, and
-// DELETE ending the session.
+// notifications the CLIs do not send (resources/read of a file reaches
+// nothing: BRG-4, the resource lists being empty), tools/call without a
+// name, and DELETE ending the session.
 func TestWire(t *testing.T) {
 	s := startTest(t, Config{}, 0)
 	tok := "Authorization: Bearer " + s.Token().Reveal()

@@ -14,7 +14,9 @@ import (
 // bridged call answered with the http loop's text (BRG-5), session-status
 // through the bridge with the quota windows (HEV-6, PROC-19), the turns as
 // inference records (HEV-3, HREC-2), the run's tokens (HEV-5, HREC-3) and
-// the harness records (HREC-1).
+// the harness records (HREC-1), the run that completes with nothing
+// outstanding ending the task with its answer (PROC-11), and session_start's
+// process fields (HREC-4).
 func TestClaudeBridgedCall(t *testing.T) {
 	t.Parallel()
 	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[

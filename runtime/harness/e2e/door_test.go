@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -187,6 +189,37 @@ func TestThreaded(t *testing.T) {
 	for _, f := range of[trace.TaskFailed](t, recs) {
 		if f.Cause != "harness_session_lost" || f.Reason != want {
 			t.Errorf("task_failed = %+v", f)
+		}
+	}
+}
+
+// TestStateless is THR-3: under the default lifecycle.conversation two door
+// tasks in one context each start a new harness session, and no
+// harness-session.json is written.
+func TestStateless(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
+		{"steps":[{"answer":"one"}]},
+		{"steps":[{"answer":"two"}]}]}`)
+	s := c.serve(t)
+	for _, want := range []string{"one", "two"} {
+		task, err := s.send(t, "ctx-stateless", "go")
+		if err != nil || task.Status.State != a2a.TaskStateCompleted || len(task.Artifacts) != 1 || len(task.Artifacts[0].Parts) != 1 ||
+			task.Artifacts[0].Parts[0].Text == nil || *task.Artifacts[0].Parts[0].Text != want {
+			t.Fatalf("task = %+v, %v; want completed with the response %q", task, err, want)
+		}
+	}
+	s.stop(t)
+	if _, err := os.Stat(filepath.Join(c.home, "conversations")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("conversations/ = %v, want none under stateless", err)
+	}
+	starts := of[trace.HarnessStart](t, records(t, s.r.RecordsDir))
+	if len(starts) != 2 || starts[0].Mode != "new" || starts[1].Mode != "new" {
+		t.Errorf("harness_start = %+v, want two new sessions", starts)
+	}
+	for _, call := range c.calls(t) {
+		if slices.Contains(call.Argv, "--resume") {
+			t.Errorf("a stateless task resumed: argv %q", call.Argv)
 		}
 	}
 }

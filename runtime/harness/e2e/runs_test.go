@@ -11,7 +11,8 @@ import (
 )
 
 // TestCodexKeepWorking: keep_working reopens by a resume of the same codex
-// thread (PROC-13), its message the prompt; codex's running totals become
+// thread (PROC-13), its message the prompt; each run's session id in its
+// harness_session (HEV-4); codex's running totals become
 // per-run counts (HEV-5); the exact argv of a resume (PROC-7) and the
 // token only in the environment (PROC-8).
 func TestCodexKeepWorking(t *testing.T) {
