@@ -97,6 +97,10 @@ type Config struct {
 	// yet, so x-murmur-forget-session is refused with process.md THR-5's
 	// text rather than PEER-6's.
 	HarnessSession bool
+	// Threaded is true when the session maps A2A contexts to conversations
+	// (lifecycle.conversation: threaded under inference.transport: process,
+	// process.md THR-1): stream/watch's connection-ack says so (SSE-6).
+	Threaded bool
 }
 
 // Completions is what a door needs of a session that delegates (PEER-5,

@@ -12,11 +12,17 @@ import (
 	"github.com/murmur-go/mur/a2a"
 )
 
-// connectionAck is the first frame of every stream/watch connection (SSE-6).
-// lifecycle.conversation: threaded is not supported, so the mode is always
-// stateless (capsule.md MAN-2).
-var connectionAck = a2a.WatchFrame{Event: a2a.FrameConnectionAck,
-	Data: []byte(`{"role":"observer","conversation_mode":"stateless"}`)}
+// connectionAck is the first frame of every stream/watch connection
+// (SSE-6): its conversation_mode is threaded only where the session keeps
+// conversations (Config.Threaded; under http threaded is ignored, MAN-2).
+func connectionAck(threaded bool) a2a.WatchFrame {
+	mode := "stateless"
+	if threaded {
+		mode = "threaded"
+	}
+	return a2a.WatchFrame{Event: a2a.FrameConnectionAck,
+		Data: []byte(`{"role":"observer","conversation_mode":"` + mode + `"}`)}
+}
 
 // lastEventID reads Last-Event-ID: a number, else 0 (SSE-9, PEER-1).
 func lastEventID(r *http.Request) uint64 {
@@ -36,7 +42,7 @@ func (s *Server) streamWatch(w http.ResponseWriter, r *http.Request, c *call) {
 	defer wt.Close()
 	sw := s.openSSE(w, c.env.id, sseWatch)
 	defer sw.close()
-	if sw.frame(connectionAck) != nil {
+	if sw.frame(connectionAck(s.cfg.Threaded)) != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())

@@ -76,6 +76,8 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 		MaxConnections: maxConns,
 		// THR-5: a harness capsule refuses x-murmur-forget-session with its own text.
 		HarnessSession: m.Inference.Process(),
+		// SSE-6: stream/watch's connection-ack names the conversation mode.
+		Threaded: m.Inference.Process() && m.Lifecycle.Conversation == "threaded",
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("build the door: %w", err)

@@ -240,7 +240,9 @@ type Lifecycle struct {
 	// DelegationDeadlineSecs defaults to 600; MURMUR_DELEGATION_TIMEOUT_SECS
 	// overrides it at run time (not applied by Load).
 	DelegationDeadlineSecs int
-	// Conversation is "stateless" (default) or "threaded" (LATER, warns).
+	// Conversation is "stateless" (default) or "threaded": contexts mapped to
+	// harness sessions under inference.transport: process (process.md THR-1),
+	// LATER under http (warns).
 	Conversation string
 	// InputTimeoutSecs bounds how long request-input waits for a reply
 	// (input.md INP-7); nil when absent: it waits indefinitely.
