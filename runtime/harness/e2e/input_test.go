@@ -95,3 +95,34 @@ func TestRequestInputTimeoutBridged(t *testing.T) {
 		t.Errorf("harness_exit = %+v, want interrupted", ex)
 	}
 }
+
+// TestRequestInputCancelBridged is INP-8 under transport: process: a
+// CancelTask while the bridged murmur-tool-request-input waits ends the task
+// CANCELED in phase input, the harness interrupted and gone.
+func TestRequestInputCancelBridged(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", askExtra, `{"runs":[{"steps":[
+		{"tool":{"name":"murmur-tool-request-input","args":{"prompt":"Which branch?"}}},{"answer":"never"}]}]}`)
+	s := c.serve(t)
+	id := startAsking(t, s)
+	if _, err := s.cl.CancelTask(context.Background(), a2a.CancelTaskRequest{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	for range s.cl.SubscribeToTask(context.Background(), a2a.SubscribeToTaskRequest{ID: id}) {
+	}
+	got, err := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: id})
+	if err != nil || got.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("task = %+v, %v; want CANCELED", got, err)
+	}
+	s.stop(t) // proves nothing the run started is left
+	recs := records(t, s.r.RecordsDir)
+	if tc := only[trace.TaskCanceled](t, recs); tc.Phase != "input" {
+		t.Errorf("task_canceled = %+v, want phase input (INP-8)", tc)
+	}
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" {
+		t.Errorf("harness_exit = %+v, want interrupted", ex)
+	}
+	if len(of[trace.InputReply](t, recs)) != 0 {
+		t.Error("an input_reply was written for a canceled wait")
+	}
+}
