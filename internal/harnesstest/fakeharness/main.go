@@ -7,7 +7,8 @@
 // and THR-4 describe, or exit. It keeps sessions under
 // $HOME/.fakeharness/, so --resume and `exec resume` work, and appends each
 // invocation's argv, environment names (never values) and stdin to
-// $HOME/.fakeharness/calls.jsonl.
+// $HOME/.fakeharness/calls.jsonl, and each bridged call's answer as it
+// received it to $HOME/.fakeharness/results.jsonl.
 package main
 
 import (

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,7 +63,27 @@ func (b *bridge) call(name string, args json.RawMessage, meta mcp.Meta) (string,
 			text += t.Text
 		}
 	}
+	received(Result{Name: name, Text: text, IsError: res.IsError})
 	return text, res.IsError
+}
+
+// Result is one results.jsonl line: a bridged call's answer as the fake
+// received it, so a test can compare what the harness read with the trace.
+type Result struct {
+	Name    string `json:"name"`
+	Text    string `json:"text"`
+	IsError bool   `json:"is_error"`
+}
+
+// received appends r to $HOME/.fakeharness/results.jsonl.
+func received(r Result) {
+	f, err := os.OpenFile(filepath.Join(os.Getenv("HOME"), ".fakeharness", "results.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	b, _ := json.Marshal(r)
+	fmt.Fprintf(f, "%s\n", b)
 }
 
 // spawn starts `sleep secs` in the fake's process group and leaves it,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -139,5 +140,47 @@ func TestVerboseNamesHarness(t *testing.T) {
 	bin := filepath.Join(filepath.Dir(c.dir), "bin", "codex")
 	if code != 0 || !strings.Contains(out, "\nharness: codex "+bin+"\n") || strings.Contains(out, "driver:") || !strings.HasSuffix(out, "\nfine\nstatus:  ok\n") {
 		t.Errorf("mur run -v = %d\n%s\nstderr %s", code, out, stderr)
+	}
+}
+
+// TestBridgedText is BRG-5 and tools.md NOTICE-3 [P]: what the harness
+// reads from each tools/call is byte for byte the tool_call output the
+// http loop writes — a refused unknown tool unfenced and isError, without
+// the deadline notice; the first tool that ran carrying it, once; the next
+// without it.
+func TestBridgedText(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  deadline_notice_secs: 3600\n", `{"runs":[{"steps":[
+		{"tool":{"name":"nosuch","args":{}}},
+		{"tool":{"name":"echo","args":{"command":"one"}}},
+		{"tool":{"name":"echo","args":{"command":"two"}}},
+		{"answer":"done"}]}]}`)
+	cmd := c.command("run", "--json", "--deadline", "10m", "--task", "go")
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	var r readiness
+	if first, _, _ := strings.Cut(stdout, "\n"); code != 0 || json.Unmarshal([]byte(first), &r) != nil {
+		t.Fatalf("mur run = %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	tcs := of[trace.ToolCall](t, recs)
+	got := c.results(t)
+	if len(tcs) != 3 || len(got) != 3 {
+		t.Fatalf("tool_call %+v, the harness read %+v", tcs, got)
+	}
+	for i, tc := range tcs {
+		if got[i].Text != *tc.Output || got[i].IsError != (tc.Status == "error") {
+			t.Errorf("call %d: the harness read %q (isError %v), tool_call has %q (%s)", i, got[i].Text, got[i].IsError, *tc.Output, tc.Status)
+		}
+	}
+	const notice = "\nSession deadline: the runtime ends this session at "
+	if !got[0].IsError || strings.Contains(got[0].Text, "Session deadline") || strings.HasPrefix(got[0].Text, "<untrusted-content") {
+		t.Errorf("the unknown tool's answer = %+v, want an unfenced refusal without the notice", got[0])
+	}
+	if !strings.Contains(got[1].Text, notice) || strings.Contains(got[2].Text, "Session deadline") {
+		t.Errorf("the notice: first echo %q, second %q; want it on the first only", got[1].Text, got[2].Text)
+	}
+	if n := only[trace.DeadlineNotice](t, recs); n.ToolName != "echo" {
+		t.Errorf("deadline_notice = %+v", n)
 	}
 }

@@ -143,6 +143,32 @@ func (c *hcap) calls(t testing.TB) []fakeCall {
 	return out
 }
 
+// fakeResult is one line of the fake's results.jsonl: a bridged call's
+// answer as the harness read it.
+type fakeResult struct {
+	Name    string `json:"name"`
+	Text    string `json:"text"`
+	IsError bool   `json:"is_error"`
+}
+
+// results reads every bridged answer the fake received, in order.
+func (c *hcap) results(t testing.TB) []fakeResult {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []fakeResult
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r fakeResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // records reads a session's trace, every line checked against its type.
 var records = tracetest.Records
 
