@@ -43,7 +43,9 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 		default:
 		}
 	}
-	// The call ends with the run (ctx) or with the task's cancel (LOOP-16).
+	// The call ends with the run (ctx) or with the task's cancel (LOOP-16),
+	// the latter once the harness has been interrupted: answered earlier,
+	// the harness could go on to its next step before its SIGTERM (PROC-16).
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watch := make(chan struct{})
@@ -51,6 +53,11 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 	go func() { // owned by this call: ends when the call returns
 		select {
 		case <-t.run.Canceled():
+		case <-watch:
+			return
+		}
+		select {
+		case <-r.halted:
 			cancel()
 		case <-watch:
 		}

@@ -57,12 +57,20 @@ type hrun struct {
 	t    *taskRun
 	n    int
 	stop chan string // a bridged call's reason to interrupt the run; one slot
+	// halted is closed once mur has interrupted the harness, or stopped
+	// reading its run: a canceled bridged call is answered only after
+	// that, so the harness cannot act on the answer first (PROC-16).
+	halted   chan struct{}
+	haltOnce sync.Once
 
 	mu    sync.Mutex
 	maxed int // the turn PROC-14 stopped, -1 when none
 	ewa   int // the turn end-without-answer was accepted in, -1 when none
 	tools map[int]bool
 }
+
+// halt closes halted, once.
+func (r *hrun) halt() { r.haltOnce.Do(func() { close(r.halted) }) }
 
 // runState is what the run's event stream has said so far; only the run's
 // own loop touches it.
@@ -114,7 +122,7 @@ func (t *taskRun) harnessRun(ctx context.Context, p prompt, resume string) runRe
 			logf.Close()
 		}
 	}()
-	r := &hrun{t: t, n: n, stop: make(chan string, 1), maxed: -1, ewa: -1, tools: map[int]bool{}}
+	r := &hrun{t: t, n: n, stop: make(chan string, 1), halted: make(chan struct{}), maxed: -1, ewa: -1, tools: map[int]bool{}}
 	h.setRun(r)
 	h.br.BeginRun()
 	defer func() { h.br.EndRun(); h.setRun(nil) }()
@@ -150,11 +158,13 @@ func (t *taskRun) readRun(ctx context.Context, r *hrun, st *runState, proc *harn
 			timer.Reset(h.limits.Inactivity)
 		}
 	}
+	defer r.halt()
 	asked := ""
 	ask := func(why string) {
 		if asked == "" {
 			asked = why
 			proc.Interrupt(h.limits.Grace)
+			r.halt()
 		}
 	}
 	done := ctx.Done()
