@@ -106,8 +106,8 @@ func (c *Child) completed(text string) {
 	comp, _, ok := parseCompletion([]byte(text))
 	o := Outcome{Status: comp.Status, Completion: comp}
 	if !ok || comp.DelegationID != c.ID {
-		o = Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, ""),
-			Reason: "its completion could not be read"}
+		const why = "its completion could not be read"
+		o = Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, why), Reason: why}
 	}
 	c.settle(o)
 	c.armKill()
@@ -208,7 +208,8 @@ func (c *Child) wait() {
 		if comp, exists, ok := ReadCompletion(recDir); ok && comp.DelegationID == c.ID {
 			c.settle(Outcome{Status: comp.Status, Completion: comp})
 		} else if exists {
-			c.settle(Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, ""), Reason: "its completion.json could not be read"})
+			const why = "its completion.json could not be read"
+			c.settle(Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, why), Reason: why})
 		}
 	}
 	reason := "its process ended without a completion: " + c.exitText()
