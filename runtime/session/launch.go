@@ -100,6 +100,10 @@ func Prepare(opts Options) (*Launch, error) {
 	return PrepareContext(context.Background(), opts)
 }
 
+// envAllowIgnored is the warning an http capsule's capabilities.env.allow
+// gets without capabilities.spawn.
+var envAllowIgnored = diag.SecNotSupported("capabilities.env.allow")
+
 // PrepareContext is Prepare that gives up between steps once ctx ends (`mur
 // run` got SIGTERM or SIGINT while it prepared), returning context.Cause(ctx)
 // and leaving nothing behind, as a refusal does.
@@ -151,7 +155,14 @@ func PrepareContext(ctx context.Context, opts Options) (*Launch, error) {
 		l.Env, _ = manifest.LoadDotEnv("", "", opts.Getenv)
 	}
 	m, warns, err := manifest.LoadContext(ctx, path, l.Env.Getenv) // steps 1–7
-	l.Warnings = append(l.Warnings, warns...)
+	for _, w := range warns {
+		// Under http capabilities.env.allow acts only for a delegated
+		// child (process.md PROC-3, tools.md DLG-3): in one it did act.
+		if link != nil && w.Code == diag.WSEC019 && w.Msg == envAllowIgnored.Msg {
+			continue
+		}
+		l.Warnings = append(l.Warnings, w)
+	}
 	for _, step := range []func() error{
 		func() error { return l.applyOverrides(m) },
 		func() error { return l.decideContainment(m, path) },  // step 5 (issue 9: E-CAP-003)

@@ -72,10 +72,6 @@ type Config struct {
 	// Getenv is the parent's process environment: PATH, HOME, MURMUR_HOME and
 	// the names both capsules' capabilities.env.allow list are read from it.
 	Getenv func(string) string
-	// EnvAllow is the parent's capabilities.env.allow; EnvAllowOf reads a
-	// child's. Both nil in a build that does not parse the key.
-	EnvAllow   []string
-	EnvAllowOf func(*manifest.Manifest) []string
 	// NoEnvFile is the parent's --no-env-file, which each child gets too;
 	// otherwise a child loads its project's .env as its parent did
 	// (capsule.md SES-10), so a driver key kept there reaches it.

@@ -49,17 +49,13 @@ func (h *Hub) launch(ctx context.Context, req Request) (c *Child, handed bool, e
 	if err != nil {
 		return nil, false, &LaunchError{Output: fmt.Sprintf("capsule '%s@%s' has a manifest that does not load: %v", req.Capsule, req.Version, err)}
 	}
-	var childEnv []string
-	if h.cfg.EnvAllowOf != nil {
-		childEnv = h.cfg.EnvAllowOf(cm)
-	}
-	if ref := envelope(h.cfg.Parent, cm, h.cfg.EnvAllow, childEnv); ref != nil {
+	if ref := envelope(h.cfg.Parent, cm); ref != nil {
 		return nil, false, ref
 	}
 	if ctx.Err() != nil {
 		return nil, false, &LaunchError{Output: canceledBeforeStart(req.Capsule)}
 	}
-	if c, err = h.start(req, r, childEnv); err != nil {
+	if c, err = h.start(req, r, envAllow(cm)); err != nil {
 		return nil, false, err
 	}
 	if err := h.await(ctx, c); err != nil {
@@ -183,7 +179,7 @@ func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	add("MURMUR_HOME", get("MURMUR_HOME"))
 	add("MURMUR_FORMATION_ID", h.cfg.FormationID)
 	for _, n := range childEnv {
-		if slices.Contains(h.cfg.EnvAllow, n) && !strings.HasPrefix(n, "MURMUR_") {
+		if slices.Contains(envAllow(h.cfg.Parent), n) && !strings.HasPrefix(n, "MURMUR_") {
 			add(n, get(n))
 		}
 	}
@@ -194,6 +190,15 @@ func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	add(EnvSpawner, Handle{SessionID: h.cfg.SessionID, ContextID: req.ContextID, DelegationID: req.ID, URL: h.cfg.URL, Trust: trust}.String())
 	add(EnvLifeline, "3")
 	return env
+}
+
+// envAllow is m's capabilities.env.allow, nil when absent: under http the
+// key acts only for delegated children (process.md PROC-3).
+func envAllow(m *manifest.Manifest) []string {
+	if e := m.Capabilities.Env; e != nil {
+		return e.Allow
+	}
+	return nil
 }
 
 // await waits for the child's readiness line (DLG-3: within Timing.Ready).

@@ -67,7 +67,7 @@ func allowed(refs []manifest.SpawnRef, capsule, version string) (manifest.SpawnR
 // stores are LATER keys no capsule holds here, so they are equal by
 // construction. Containment is the one axis where the child may differ in
 // its favour: a floor is a requirement, so it may only rise.
-func envelope(parent, child *manifest.Manifest, parentEnv, childEnv []string) *Refusal {
+func envelope(parent, child *manifest.Manifest) *Refusal {
 	pc, cc := parent.Capabilities, child.Capabilities
 	for _, e := range cc.Network.Allow {
 		if !covered(pc.Network.Allow, e) {
@@ -103,8 +103,8 @@ func envelope(parent, child *manifest.Manifest, parentEnv, childEnv []string) *R
 			}
 		}
 	}
-	for _, n := range childEnv {
-		if !slices.Contains(parentEnv, n) {
+	for _, n := range envAllow(child) {
+		if !slices.Contains(envAllow(parent), n) {
 			return exceeds("capabilities.env.allow", n)
 		}
 	}

@@ -3,6 +3,7 @@ package spawn
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -77,13 +78,21 @@ func TestWithin_DLG2(t *testing.T) {
 // child name to the parent's list; the first fault is named.
 func TestEnvelopeEnvAllow_DLG2(t *testing.T) {
 	t.Parallel()
-	p, c := parse(t, ""), parse(t, "")
-	if r := envelope(p, c, []string{"A", "B"}, []string{"B", "A"}); r != nil {
+	env := func(names string) *manifest.Manifest {
+		return parse(t, "capabilities:\n  spawn:\n    allow: [local/w@0.1.0]\n  env:\n    allow: ["+names+"]\n")
+	}
+	if r := envelope(env("A, B"), env("B, A")); r != nil {
 		t.Errorf("a child within the parent's env.allow refused: %v", r)
 	}
-	r := envelope(p, c, []string{"A"}, []string{"A", "GITHUB_TOKEN"})
-	if r == nil || r.Sentence != "capabilities.env.allow: the child declares 'GITHUB_TOKEN', which its parent does not hold — a spawned capsule can never hold more capability than the capsule that spawned it" {
+	if r := envelope(env("A"), parse(t, "")); r != nil {
+		t.Errorf("a child declaring no env.allow refused: %v", r)
+	}
+	r := envelope(env("A"), env("A, EXTRA_NAME"))
+	if r == nil || r.Sentence != "capabilities.env.allow: the child declares 'EXTRA_NAME', which its parent does not hold — a spawned capsule can never hold more capability than the capsule that spawned it" {
 		t.Errorf("envelope = %v", r)
+	}
+	if r := envelope(parse(t, "capabilities:\n  spawn:\n    allow: [local/w@0.1.0]\n"), env("A")); r == nil || !strings.HasPrefix(r.Sentence, "capabilities.env.allow: the child declares 'A', ") {
+		t.Errorf("a parent without env.allow: envelope = %v", r)
 	}
 }
 
@@ -156,7 +165,7 @@ func TestContainmentFloor_DLG2(t *testing.T) {
 		{"", "", ""}, {"", "advisory", ""}, {"advisory", "scoped", ""}, {"scoped", "scoped", ""},
 		{"scoped", "advisory", "advisory"}, {"scoped", "", "(none: whatever the host offers)"}, {"advisory", "", "(none: whatever the host offers)"},
 	} {
-		r := envelope(decl(c.parent), decl(c.child), nil, nil)
+		r := envelope(decl(c.parent), decl(c.child))
 		switch {
 		case c.refused == "" && r != nil:
 			t.Errorf("parent %q, child %q refused: %v", c.parent, c.child, r)
