@@ -166,6 +166,12 @@ func TestRunSecondSignalExits143_SES8(t *testing.T) {
 	p := e.start(t, "--capsule", e.dir, "--task", "block")
 	pgid := readyPgid(t, e, p)
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	// The first signal must find the command in the background, where the
+	// wind-down sends it SIGTERM. Until the task has ended the command may
+	// still be the task's foreground one, which the cancel SIGKILLs at once
+	// (LOOP-16), its trap never running.
+	for p.line(t) != "started" { // the task's result: it has ended
+	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if b := testmur.ReadFIFO(t, filepath.Join(e.dir, "termed"), p.cmd.Process); string(b) != "term\n" {
 		t.Fatalf("termed = %q", b)
