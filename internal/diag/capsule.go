@@ -109,6 +109,13 @@ func ManInvalid(file, dottedKey, fault string) *Diagnostic {
 	return mk(EMAN003, fmt.Sprintf("%s: %s: %s", file, dottedKey, fault), "correct "+dottedKey)
 }
 
+// ManFileOutside is E-MAN-003 for a file an installed capsule's manifest
+// names outside its own directory (ours; issue 12): resolved is where value
+// leads, symlinks evaluated; dir the capsule's directory.
+func ManFileOutside(file, dottedKey, value, resolved, dir string) *Diagnostic {
+	return ManInvalid(file, dottedKey, fmt.Sprintf("'%s' resolves to '%s', outside the installed capsule's directory '%s'; an installed capsule reads only its own files", value, resolved, dir))
+}
+
 // ManNotOneOf is the E-MAN-003 fault `'<value>' is not one of <a>, <b>`.
 func ManNotOneOf(file, dottedKey, value string, allowed ...string) *Diagnostic {
 	return ManInvalid(file, dottedKey, fmt.Sprintf("'%s' is not one of %s", value, strings.Join(allowed, ", ")))

@@ -28,7 +28,10 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 	case l.Opts.SystemPrompt != nil:
 		l.Prompt, l.PromptSource = *l.Opts.SystemPrompt, promptCLI
 	case m.Inference.SystemPromptFile != "":
-		p := m.SystemPromptPath()
+		p, err := l.ownFile(m, "inference.system_prompt_file", m.Inference.SystemPromptFile, m.SystemPromptPath())
+		if err != nil {
+			return err
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return diag.RunUnreadable(p, osText(err)).WithErr(err)
@@ -50,7 +53,11 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 		return l.resolveHarness(m)
 	}
 	for _, c := range m.Inference.Choices() {
-		d, err := newDriver(m, c, l.Env.Getenv)
+		script, err := l.ownFile(m, c.Where+".script", c.Script, m.ScriptPath(c))
+		if err != nil {
+			return err
+		}
+		d, err := newDriver(m, c, script, l.Env.Getenv)
 		if err != nil {
 			return err
 		}
@@ -59,15 +66,28 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 	return nil
 }
 
-// newDriver builds the driver serving one choice (capsule.md §5, DRV-2):
-// the API key is read once, here, from the environment after .env (DRV-3).
-func newDriver(m *manifest.Manifest, c manifest.DriverBlock, getenv func(string) string) (driver.Driver, error) {
+// ownFile is the path to read for a file the manifest names at key: path
+// (resolved against the manifest's directory) for a capsule of the
+// operator's own, which may name any file, as capsule.md §1.6 lets it; for
+// an installed one (the store form, STORE-3), a file inside its tree only
+// (manifest.OwnFile, E-MAN-003). An empty value reads nothing.
+func (l *Launch) ownFile(m *manifest.Manifest, key, value, path string) (string, error) {
+	if value == "" || l.Opts.StoreName == "" {
+		return path, nil
+	}
+	return m.OwnFile(key, value)
+}
+
+// newDriver builds the driver serving one choice (capsule.md §5, DRV-2),
+// a scripted one replaying the script at script: the API key is read once,
+// here, from the environment after .env (DRV-3).
+func newDriver(m *manifest.Manifest, c manifest.DriverBlock, script string, getenv func(string) string) (driver.Driver, error) {
 	var key driver.Secret
 	if c.APIKeyEnv != "" {
 		key = driver.Secret(getenv(c.APIKeyEnv))
 	}
 	d, err := choice.Open(choice.Spec{Kind: c.Kind, Endpoint: c.Endpoint, APIKey: key, Credential: c.APIKeyEnv,
-		Script: m.ScriptPath(c), Config: c.Config})
+		Script: script, Config: c.Config})
 	var oe *driver.OptionError
 	switch {
 	case errors.As(err, &oe):
