@@ -80,8 +80,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		m.inflight.Inc()
 		start := time.Now()
 		defer func() {
-			m.inflight.Dec()
 			if v := recover(); v != nil {
+				m.inflight.Dec()
 				if v != http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
 					s.log.Error("door handler panicked", "method", methodLabels[ex.method], "err", v)
 				}
@@ -89,6 +89,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			m.requests[ex.method][outcomeIndex(ex.outcome)].Inc()
 			m.durations[ex.method].Observe(time.Since(start).Seconds())
+			// Last: a request that has left the gauge has been counted, so a
+			// scrape that sees it gone sees its count (TestMetrics_GO6).
+			m.inflight.Dec()
 		}()
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
 	})
