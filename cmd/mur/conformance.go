@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/murmur-go/mur/conformance"
+	"github.com/murmur-go/mur/internal/diag"
 )
 
-// cmdConformance is `mur conformance <url> [--token [<kind>=]<token>]…`
+// cmdConformance is `mur conformance <url> [--token [<kind>=]@<file>]…`
 // (door.md GO-7, capsule.md CLI-15).
 var cmdConformance = &command{
 	name:    "conformance",
@@ -18,7 +18,7 @@ var cmdConformance = &command{
 	run:     runConformance,
 }
 
-const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>] [--json]
+const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]@<file>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>] [--json]
 
 Runs the A2A v1.0 conformance suite against the door at <url> and prints one
 line per check (PASS, FAIL, WARN or SKIP), then "<N> passed, <M> failed" and,
@@ -27,14 +27,21 @@ a standard's SHOULD. Checks of the murmur extensions skip when the card does
 not declare them. Exits 1 when a check failed; warnings and skips do not.
 --json prints the results as one JSON document instead (docs/json.md).
 
-Each --token names what it is, and turns on checks:
-  door=<token>    a door token reaching every method (mur token's operator;
-                  door= may be left out): auth.missing, auth.invalid, and the
-                  JSON-RPC checks of a door whose card requires a token
-  scoped=<token>  a door credential lacking some method's scope: auth.scoped
-  member=<token>  a formation member token for this door (door.md AUTH-6):
-                  formation.scope, formation.forged; with a door token also
-                  formation.own-tasks
+Each token names what it is, and turns on checks:
+  door      a door token reaching every method (mur token's operator; door=
+            may be left out): auth.missing, auth.invalid, and the JSON-RPC
+            checks of a door whose card requires a token
+  scoped    a door credential lacking some method's scope: auth.scoped
+  member    a formation member token for this door (door.md AUTH-6):
+            formation.scope, formation.forged; with a door token also
+            formation.own-tasks
+Give a token as --token <kind>=@<file> (the file holds the token; @- reads it
+from stdin) or in MURMUR_CONFORMANCE_TOKEN_DOOR, MURMUR_CONFORMANCE_TOKEN_SCOPED
+or MURMUR_CONFORMANCE_TOKEN_MEMBER; --token wins over the variable. A token
+written as --token <kind>=<token> still works, with warning W-SEC-033: the
+command line is visible to every local user (ps). mur token prints a session's
+tokens, "<name> <token>" a line, the operator's first:
+  mur token @1 | awk '$1 == "operator" {print $2}' | mur conformance <url> --token door=@-
 
 --task-text is the text of the tasks the suite starts; --slow-task-text, a
 text the door's agent keeps working on until the task is canceled, lets the
@@ -42,43 +49,10 @@ checks that need a live task run on every door (without it they may skip).
 Give both to test a door with a real model, and --check-timeout (default 60s)
 when its answers take longer.`
 
-// tokenFlags is --token, given once per kind. Set never fails: the flag
-// package would print the value, a token, in its error; err is reported after
-// parsing, naming only the kind.
-type tokenFlags struct {
-	door, scoped, member string
-	err                  error
-}
-
-func (tf *tokenFlags) String() string { return "" }
-
-func (tf *tokenFlags) Set(v string) error {
-	kinds := []struct {
-		name string
-		dst  *string
-	}{{"door", &tf.door}, {"scoped", &tf.scoped}, {"member", &tf.member}}
-	kind, tok := kinds[0], v // an unnamed token is the door token
-	for _, k := range kinds {
-		if rest, ok := strings.CutPrefix(v, k.name+"="); ok {
-			kind, tok = k, rest
-		}
-	}
-	switch {
-	case tf.err != nil:
-	case tok == "":
-		tf.err = fmt.Errorf("--token %s= is empty", kind.name)
-	case *kind.dst != "":
-		tf.err = fmt.Errorf("--token %s= is given twice: give each kind once", kind.name)
-	default:
-		*kind.dst = tok
-	}
-	return nil
-}
-
 func runConformance(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	var tokens tokenFlags
-	fs.Var(&tokens, "token", "a bearer `token`, as door=, scoped= or member=<token> (door= when unnamed); once per kind")
+	fs.Var(&tokens, "token", "a token read from a `file`, written [door=|scoped=|member=]@<file> (@- reads stdin); once per kind (a bare token works too, visible to other local users)")
 	taskText := fs.String("task-text", "", "the `text` of the tasks the suite starts (default: a request for one short sentence)")
 	slowText := fs.String("slow-task-text", "", "a task `text` the door's agent keeps working on until the task is canceled")
 	timeout := fs.Duration("check-timeout", conformance.DefaultCheckTimeout, "how long one check may take (a Go `duration`, e.g. 5m)")
@@ -101,11 +75,18 @@ func runConformance(ctx context.Context, env *Env, args []string) int {
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return usageError(env, "conformance", "'"+rest[0]+"' is not a door URL (want http://<host>:<port>)")
 	}
+	toks, err := tokens.resolve(env)
+	if err != nil {
+		return fail(env, "conformance", err)
+	}
+	for _, kind := range tokens.argv {
+		fmt.Fprint(env.Stderr, diag.SecTokenInArgv(kind, tokenEnv(kind)).Render())
+	}
 	results := conformance.Run(ctx, conformance.Config{
 		URL:          rest[0],
-		Token:        tokens.door,
-		ScopedToken:  tokens.scoped,
-		MemberToken:  tokens.member,
+		Token:        toks["door"],
+		ScopedToken:  toks["scoped"],
+		MemberToken:  toks["member"],
 		TaskText:     *taskText,
 		SlowTaskText: *slowText,
 		CheckTimeout: *timeout,

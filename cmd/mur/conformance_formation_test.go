@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,8 +119,16 @@ func TestMurConformanceFormationMemberDoor_AUTH6(t *testing.T) {
 	if toks["operator"] == "" || toks["reader"] == "" {
 		t.Fatalf("mur token printed %v, want operator and reader", toks)
 	}
-	out, errOut, code := runMur(t, e, "conformance", url, "--token", toks["operator"], "--token", "scoped="+toks["reader"],
-		"--token", "member="+member, "--task-text", "conformance: say done", "--slow-task-text", "hold on")
+	scoped := filepath.Join(t.TempDir(), "scoped.tok")
+	if err := os.WriteFile(scoped, []byte(toks["reader"]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := e.command() // every token off the command line (issue 12)
+	cmd.Args = []string{murBin, "conformance", url, "--token", "scoped=@" + scoped, "--token", "member=@-",
+		"--task-text", "conformance: say done", "--slow-task-text", "hold on"}
+	cmd.Env = append(cmd.Env, "MURMUR_CONFORMANCE_TOKEN_DOOR="+toks["operator"])
+	cmd.Stdin = strings.NewReader(member + "\n")
+	out, errOut, code := testmur.Exec(t, cmd)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if code != 0 || errOut != "" || !strings.HasSuffix(lines[len(lines)-1], " passed, 0 failed") {
 		t.Errorf("mur conformance exited %d, stderr %q:\n%s", code, errOut, out)

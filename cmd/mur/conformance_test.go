@@ -37,7 +37,7 @@ func TestConformanceUsage_GO7(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	for _, args := range [][]string{{}, {"http://127.0.0.1:1", "extra"}, {"127.0.0.1:1"}, {"--nope", "http://127.0.0.1:1"}, {"http://127.0.0.1:1", "--token"},
-		{"http://127.0.0.1:1", "--token", "member=mdt_a", "--token", "member=mdt_b"}, {"http://127.0.0.1:1", "--token", "scoped="},
+		{"http://127.0.0.1:1", "--token", "member=mdt_a", "--token", "member=@mdt_b"}, {"http://127.0.0.1:1", "--token", "scoped="},
 		{"--check-timeout", "0s", "http://127.0.0.1:1"}} {
 		out, errOut, code := runConformanceBin(t, args...)
 		if code != 2 || out != "" {
@@ -47,8 +47,8 @@ func TestConformanceUsage_GO7(t *testing.T) {
 	}
 	golden.Check(t, "conformance-usage", b.String())
 	out, _, code := runConformanceBin(t, "--help")
-	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token [door=|scoped=|member=]<token>]... [--task-text <text>]") ||
-		!strings.Contains(out, "  --slow-task-text <text>") || !strings.Contains(out, "  member=<token>") || !strings.Contains(out, "  --json ") {
+	if code != 0 || !strings.HasPrefix(out, "Usage: mur conformance <url> [--token [door=|scoped=|member=]@<file>]... [--task-text <text>]") ||
+		!strings.Contains(out, "  --slow-task-text <text>") || !strings.Contains(out, "MURMUR_CONFORMANCE_TOKEN_MEMBER") || !strings.Contains(out, "  --json ") {
 		t.Errorf("mur conformance --help: exit %d, stdout %q", code, out)
 	}
 }
@@ -93,7 +93,7 @@ func TestConformanceFailingDoor_GO7(t *testing.T) {
 func TestConformanceAgainstDoor_GO7(t *testing.T) {
 	t.Parallel()
 	url, token := serveTestDoor(t)
-	out, errOut, code := runConformanceBin(t, url, "--token", token)
+	out, errOut, code := runConformanceWith(t, []string{"MURMUR_CONFORMANCE_TOKEN_DOOR=" + token}, "", url)
 	if code != 0 || errOut != "" {
 		t.Errorf("exit %d, stderr %q; want 0 and nothing\n%s", code, errOut, out)
 	}

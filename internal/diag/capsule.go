@@ -49,6 +49,7 @@ const (
 	WSEC022     Code = "W-SEC-022"
 	WSEC023     Code = "W-SEC-023"
 	WSEC032     Code = "W-SEC-032"
+	WSEC033     Code = "W-SEC-033" // ours (issue 12): a token on the command line
 	WRUN001     Code = "W-RUN-001"
 	WRUN003     Code = "W-RUN-003"
 )
@@ -487,4 +488,11 @@ func RunMaxTokensCut(n int) *Diagnostic {
 func RunChoiceUnavailable(name, kind, model, credential string) *Diagnostic {
 	return mk(WRUN003, fmt.Sprintf("driver choice '%s' (%s, model %s) is unavailable: its credential %s is not set, so a switch to it will be refused; the session runs on the primary", name, kind, model, credential),
 		fmt.Sprintf("set %s and restart", credential))
+}
+
+// SecTokenInArgv is W-SEC-033 (ours; issue 12): `mur conformance --token
+// <kind>=<token>` put a token on the command line, which every local user
+// can read (ps, /proc/<pid>/cmdline); envVar is the kind's variable.
+func SecTokenInArgv(kind, envVar string) *Diagnostic {
+	return mk(WSEC033, fmt.Sprintf("--token put the %s token on the command line, where other local users can read it (ps, /proc/<pid>/cmdline); give --token %s=@<file> or %s instead", kind, kind, envVar), "")
 }
