@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,20 +92,6 @@ var metadataOrder = []string{"taskId", "state", "partIndex", "mediaType", "reque
 // (metadataOrder) rather than encoding/json's sorted map order, and without
 // HTML escaping, as the door writes every answer.
 func (i ErrorInfo) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	str := func(v string) {
-		_ = enc.Encode(v) // a string always encodes
-		b.Truncate(b.Len() - 1)
-	}
-	b.WriteString(`{"@type":`)
-	str(i.Type)
-	b.WriteString(`,"reason":`)
-	str(i.Reason)
-	b.WriteString(`,"domain":`)
-	str(i.Domain)
-	b.WriteString(`,"metadata":{`)
 	keys := make([]string, 0, len(i.Metadata))
 	for _, k := range metadataOrder {
 		if _, ok := i.Metadata[k]; ok {
@@ -120,16 +105,16 @@ func (i ErrorInfo) MarshalJSON() ([]byte, error) {
 		}
 	}
 	slices.Sort(rest)
-	for n, k := range append(keys, rest...) {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		str(k)
-		b.WriteByte(':')
-		str(i.Metadata[k])
+	md := make(Object, 0, len(i.Metadata))
+	for _, k := range append(keys, rest...) {
+		md = append(md, Member{Key: k, Value: i.Metadata[k]})
 	}
-	b.WriteString("}}")
-	return b.Bytes(), nil
+	return Marshal(struct {
+		Type     string `json:"@type"`
+		Reason   string `json:"reason"`
+		Domain   string `json:"domain"`
+		Metadata Object `json:"metadata"`
+	}{i.Type, i.Reason, i.Domain, md})
 }
 
 // Data is the error's `data` member: one ErrorInfo for A2A and murmur errors,

@@ -1,10 +1,6 @@
 package a2a
 
-import (
-	"bytes"
-	"encoding/json"
-	"testing"
-)
+import "testing"
 
 // TestErrorInfoKeyOrder_RPC4 pins the bytes of every ErrorInfo the door
 // writes: metadata keys in door.md's order (RPC-4's example writes taskId
@@ -28,13 +24,10 @@ func TestErrorInfoKeyOrder_RPC4(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer // as the door encodes: no HTML escaping
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(tc.err.Data()); err != nil {
+			b, err := Marshal(tc.err.Data()) // as the door encodes: no HTML escaping
+			if err != nil {
 				t.Fatal(err)
 			}
-			b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 			if string(b) != tc.want {
 				t.Errorf("data = %s\nwant   %s", b, tc.want)
 			}
