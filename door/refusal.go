@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/murmur-go/mur/a2a"
 )
 
 // HTTP refusal codes, the "error" member of AUTH-7/PEER-2 bodies; not_found
@@ -76,7 +78,7 @@ func (f refusal) body() []byte {
 	if f.message == "" {
 		return nil
 	}
-	b, _ := marshal(struct {
+	b, _ := a2a.Marshal(struct {
 		Error   string `json:"error"`
 		Message string `json:"message"`
 	}{f.code, f.message}) // two strings always marshal

@@ -17,18 +17,6 @@ import (
 // bufPool recycles the buffers answers are built in.
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// marshal is json.Marshal without HTML escaping: task texts keep their '<',
-// '>' and '&' as written.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // rpcError converts a door error to its wire form (RPC-2, RPC-4): A2A and
 // murmur errors carry one ErrorInfo in data, standard ones none. Any error
 // that is not an *a2a.Error is -32603.
@@ -39,7 +27,7 @@ func rpcError(err error) *jsonrpc2.Error {
 	}
 	je := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
 	if d := e.Data(); d != nil {
-		b, err := marshal(d)
+		b, err := a2a.Marshal(d)
 		if err == nil {
 			raw := json.RawMessage(b)
 			je.Data = &raw
@@ -51,7 +39,7 @@ func rpcError(err error) *jsonrpc2.Error {
 // resultOf wraps a result value as a jsonrpc2 response; a value that does not
 // marshal is -32603.
 func resultOf(v any) *jsonrpc2.Response {
-	b, err := marshal(v)
+	b, err := a2a.Marshal(v)
 	if err != nil {
 		return &jsonrpc2.Response{Error: rpcError(err)}
 	}
@@ -68,7 +56,7 @@ func appendResponse(dst []byte, id json.RawMessage, resp *jsonrpc2.Response) []b
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
 	if resp.Error != nil {
-		b, err := marshal(resp.Error)
+		b, err := a2a.Marshal(resp.Error)
 		if err != nil { // a jsonrpc2.Error of a code, a string and raw JSON always marshals
 			b = []byte(`{"code":-32603,"message":"the answer could not be encoded"}`)
 		}

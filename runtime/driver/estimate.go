@@ -1,6 +1,6 @@
 package driver
 
-import "github.com/murmur-go/mur/runtime/driver/internal/wirejson"
+import "github.com/murmur-go/mur/a2a"
 
 // EstimateTokens is DRV-8's estimate for n bytes: ceil(n/4).
 func EstimateTokens(n int) int64 {
@@ -25,7 +25,7 @@ func encode(d Driver, req *Request) ([]byte, error) {
 	if e, ok := d.(Encoder); ok {
 		return e.Encode(req)
 	}
-	return wirejson.Marshal(req)
+	return a2a.Marshal(req)
 }
 
 // EstimatedInputTokens is inference.input_tokens for this reply (DRV-8):

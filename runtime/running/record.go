@@ -1,8 +1,6 @@
 package running
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -49,54 +47,28 @@ type Token struct {
 // one JSON object whose key order is this order.
 type Tokens []Token
 
-// MarshalJSON writes the tokens as an object, keys in slice order.
+// MarshalJSON writes the tokens as an object, keys in slice order
+// (a2a.Object).
 func (ts Tokens) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	o := make(a2a.Object, len(ts))
 	for i, t := range ts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(t.Name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(t.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		o[i] = a2a.Member{Key: t.Name, Value: t.Value}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return o.MarshalJSON()
 }
 
 // UnmarshalJSON reads an object of string values, keeping its key order.
 func (ts *Tokens) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return errors.New("tokens: not an object")
-	}
-	var out Tokens
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return err
+	var o a2a.Object
+	if err := o.UnmarshalJSON(data); err != nil {
+		if me, ok := errors.AsType[*a2a.MemberError](err); ok {
+			return fmt.Errorf("tokens.%s: %w", me.Key, me.Err)
 		}
-		var v string
-		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("tokens.%v: %w", k, err)
-		}
-		out = append(out, Token{Name: k.(string), Value: v})
+		return fmt.Errorf("tokens: %w", err)
 	}
-	if _, err := dec.Token(); err != nil {
-		return err
+	out := make(Tokens, len(o))
+	for i, m := range o {
+		out[i] = Token{Name: m.Key, Value: m.Value}
 	}
 	*ts = out
 	return nil

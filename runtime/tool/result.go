@@ -1,10 +1,9 @@
 package tool
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -99,12 +98,10 @@ func (r *Result) Content(toolName string, extra ...string) (content string, trun
 // JSON encodes v compactly without HTML escaping (TOOL-5). Maps encode with
 // sorted keys; structs in field order.
 func JSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := a2a.Marshal(v)
+	if err != nil {
 		// Only values built in this package reach here; they always encode.
 		panic("tool: encode result data: " + err.Error())
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }

@@ -1,11 +1,10 @@
 package trace
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/peerplane"
 )
 
@@ -31,7 +30,7 @@ func MarshalLine(h Header, r Record) ([]byte, error) {
 		return nil, errUnregistered
 	}
 	h.EventType = r.EventType()
-	head, err := marshal(h)
+	head, err := a2a.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +43,7 @@ func Marshal(r Record) ([]byte, error) {
 	if kindOf(r) == nil {
 		return nil, errUnregistered
 	}
-	head, err := marshal(struct {
+	head, err := a2a.Marshal(struct {
 		EventType string `json:"event_type"`
 	}{r.EventType()})
 	if err != nil {
@@ -58,7 +57,7 @@ func Marshal(r Record) ([]byte, error) {
 // body that quotes one — is written as <handle:<handle_id>> (tools.md
 // PFILE-6): a record never holds a token.
 func join(head []byte, r Record) ([]byte, error) {
-	body, err := marshal(r)
+	body, err := a2a.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s record: %w", r.EventType(), err)
 	}
@@ -71,16 +70,4 @@ func join(head []byte, r Record) ([]byte, error) {
 	}
 	out := append(head[:len(head)-1:len(head)-1], ',')
 	return append(out, body[1:]...), nil
-}
-
-// marshal encodes v as compact JSON without HTML escaping and without the
-// encoder's trailing newline.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

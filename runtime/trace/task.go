@@ -1,5 +1,7 @@
 package trace
 
+import "github.com/murmur-go/mur/a2a"
+
 // TaskStart is task_start (capsule.md §6); caller_member only when a
 // member token admitted the task (TRC-3).
 type TaskStart struct {
@@ -53,9 +55,9 @@ type inferenceHarness struct {
 func (r Inference) MarshalJSON() ([]byte, error) {
 	if r.HarnessTurnID == "" {
 		type plain Inference // the same fields, without this method
-		return marshal(plain(r))
+		return a2a.Marshal(plain(r))
 	}
-	return marshal(inferenceHarness{Turn: r.Turn, TaskID: r.TaskID, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+	return a2a.Marshal(inferenceHarness{Turn: r.Turn, TaskID: r.TaskID, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 		Decision: r.Decision, ToolName: r.ToolName, HarnessTurnID: r.HarnessTurnID})
 }
 

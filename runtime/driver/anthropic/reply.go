@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
@@ -83,7 +84,7 @@ func toolUse(id, name string, input json.RawMessage) driver.Block {
 			return driver.ToolUseBlock(id, name, b.Bytes())
 		}
 	}
-	quoted, _ := wirejson.Marshal(string(input)) // a string always marshals
+	quoted, _ := a2a.Marshal(string(input)) // a string always marshals
 	return driver.Block{Type: driver.BlockToolUse, ID: id, Name: name, Input: quoted,
 		InputError: "input is not a JSON object"}
 }

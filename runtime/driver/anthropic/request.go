@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
 
 // defaultMaxTokens stands in for a request without a cap: the Messages API
@@ -88,7 +88,7 @@ func (d *Driver) Encode(req *driver.Request) ([]byte, error) {
 	if req.System != "" {
 		body.System = []systemBlock{{Type: "text", Text: req.System, CacheControl: breakpoint}}
 	}
-	return wirejson.Marshal(body)
+	return a2a.Marshal(body)
 }
 
 // messages translates the neutral conversation: tool messages become user

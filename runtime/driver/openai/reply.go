@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
@@ -152,6 +153,6 @@ func object(id, name string, data []byte, raw string) driver.Block {
 }
 
 func invalid(id, name, raw string, err error) driver.Block {
-	quoted, _ := wirejson.Marshal(raw) // a string always marshals
+	quoted, _ := a2a.Marshal(raw) // a string always marshals
 	return driver.Block{Type: driver.BlockToolUse, ID: id, Name: name, Input: quoted, InputError: err.Error()}
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
 
 // chatRequest is the Chat Completions request body (DRV-5). The tools come
@@ -73,7 +73,7 @@ func (d *Driver) Encode(req *driver.Request) ([]byte, error) {
 			body.MaxTokens = &n
 		}
 	}
-	return wirejson.Marshal(body)
+	return a2a.Marshal(body)
 }
 
 func text(s string) *string { return &s }

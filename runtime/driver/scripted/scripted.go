@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
-	"github.com/murmur-go/mur/runtime/driver/internal/wirejson"
 )
 
 // Kind is the driver block kind this package serves.
@@ -48,7 +48,7 @@ func (d *Driver) Kind() string { return Kind }
 
 // Encode returns the neutral request as JSON: what the estimate of DRV-8
 // counts for this driver.
-func (d *Driver) Encode(req *driver.Request) ([]byte, error) { return wirejson.Marshal(req) }
+func (d *Driver) Encode(req *driver.Request) ([]byte, error) { return a2a.Marshal(req) }
 
 // Complete returns the scripted turn for req (DRV-7). Errors: *ScriptError for
 // `no script rule matches the task`, `script exhausted after <n> turns` and a
@@ -142,7 +142,7 @@ func (t Turn) reply(v *vars, cursor int) (*driver.Response, error) {
 		if id == "" {
 			id = fmt.Sprintf("call_%d_%d", cursor, i)
 		}
-		input, err := wirejson.Marshal(v.expandValue(c.Input))
+		input, err := a2a.Marshal(v.expandValue(c.Input))
 		if err != nil {
 			return nil, fmt.Errorf("encode tool input: %w", err)
 		}
@@ -154,7 +154,7 @@ func (t Turn) reply(v *vars, cursor int) (*driver.Response, error) {
 			resp.StopReason = driver.StopToolUse
 		}
 	}
-	raw, err := wirejson.Marshal(struct {
+	raw, err := a2a.Marshal(struct {
 		Blocks     []driver.Block `json:"blocks"`
 		StopReason string         `json:"stop_reason"`
 		Usage      driver.Usage   `json:"usage"`
