@@ -118,6 +118,42 @@ const (
 // WatchFrames lists the frame types this build writes, in order (door.md SSE-8).
 var WatchFrames = []string{FrameStatus, FrameArtifact, FrameText, FrameGap, FrameLagged, FrameConnectionAck, FrameCapsuleClosed}
 
+// StatusFrame is a status frame's data (door.md SSE-8): a task's status as
+// murmur words, final once the state is terminal.
+type StatusFrame struct {
+	ID        TaskID      `json:"id"`
+	ContextID ContextID   `json:"context_id"`
+	Status    WatchStatus `json:"status"`
+	Final     bool        `json:"final"`
+}
+
+// WatchStatus is a status frame's status: the state's murmur word
+// (TaskState.MurmurWord), the status message's text (null when there is
+// none) and, once completed, the answer's text.
+type WatchStatus struct {
+	State    string  `json:"state"`
+	Message  *string `json:"message"`
+	Response *string `json:"response,omitempty"`
+}
+
+// GapFrame is a gap frame's data (door.md SSE-9): the oldest frame id the
+// session still holds for replay.
+type GapFrame struct {
+	FirstAvailableID uint64 `json:"first_available_id"`
+}
+
+// LaggedFrame is a lagged frame's data (door.md SSE-9): how many live frames
+// were dropped since the watcher's last delivery.
+type LaggedFrame struct {
+	Missed uint64 `json:"missed"`
+}
+
+// ConnectionAckFrame is a connection-ack frame's data (door.md SSE-6).
+type ConnectionAckFrame struct {
+	Role             string `json:"role"`
+	ConversationMode string `json:"conversation_mode"`
+}
+
 // TextFrame is a text frame's data (door.md SSE-8): a task's assistant text,
 // final once it is the answer.
 type TextFrame struct {

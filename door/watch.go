@@ -16,12 +16,12 @@ import (
 // (SSE-6): its conversation_mode is threaded only where the session keeps
 // conversations (Config.Threaded; under http threaded is ignored, MAN-2).
 func connectionAck(threaded bool) a2a.WatchFrame {
-	mode := "stateless"
+	ack := a2a.ConnectionAckFrame{Role: "observer", ConversationMode: "stateless"}
 	if threaded {
-		mode = "threaded"
+		ack.ConversationMode = "threaded"
 	}
-	return a2a.WatchFrame{Event: a2a.FrameConnectionAck,
-		Data: []byte(`{"role":"observer","conversation_mode":"` + mode + `"}`)}
+	b, _ := a2a.Marshal(ack) // two strings always encode
+	return a2a.WatchFrame{Event: a2a.FrameConnectionAck, Data: b}
 }
 
 // lastEventID reads Last-Event-ID: a number, else 0 (SSE-9, PEER-1).

@@ -1,9 +1,7 @@
 package task
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"slices"
 
@@ -58,7 +56,7 @@ func (r *Registry) Watch(lastEventID uint64) *Watcher {
 	if h.n > 0 {
 		first := h.at(0).ID
 		if lastEventID > h.seq || lastEventID+1 < first {
-			w.replay = append(w.replay, frame(0, a2a.FrameGap, map[string]any{"first_available_id": first}))
+			w.replay = append(w.replay, frame(0, a2a.FrameGap, a2a.GapFrame{FirstAvailableID: first}))
 			w.replay = append(w.replay, h.held(0)...)
 		} else {
 			w.replay = h.held(lastEventID)
@@ -88,7 +86,7 @@ func (w *Watcher) Next(ctx context.Context) (a2a.WatchFrame, error) {
 			return f, nil
 		}
 		if w.missed > 0 {
-			f := frame(0, a2a.FrameLagged, map[string]any{"missed": w.missed})
+			f := frame(0, a2a.FrameLagged, a2a.LaggedFrame{Missed: w.missed})
 			w.missed = 0
 			w.r.mu.Unlock()
 			return f, nil
@@ -143,12 +141,9 @@ func (w *Watcher) push(f a2a.WatchFrame) {
 // escaping: a tool result's "<untrusted-content …>" fence and a reply's '&'
 // reach the watcher as written, as on every other door answer.
 func frame(id uint64, event string, data any) a2a.WatchFrame {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	b := []byte("{}")
-	if err := enc.Encode(data); err == nil {
-		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	b, err := a2a.Marshal(data)
+	if err != nil {
+		b = []byte("{}")
 	}
 	return a2a.WatchFrame{ID: id, Event: event, Data: b}
 }
@@ -203,12 +198,7 @@ func (r *Registry) CloseFrames() {
 // statusFrame writes the murmur status frame of e's current status (SSE-8).
 // Caller holds r.mu.
 func (r *Registry) statusFrame(e *entry) {
-	type status struct {
-		State    string  `json:"state"`
-		Message  *string `json:"message"`
-		Response *string `json:"response,omitempty"`
-	}
-	st := status{State: e.task.Status.State.MurmurWord()}
+	st := a2a.WatchStatus{State: e.task.Status.State.MurmurWord()}
 	if m := e.task.Status.Message; m != nil {
 		s := a2a.Text(m.Parts)
 		st.Message = &s
@@ -219,10 +209,6 @@ func (r *Registry) statusFrame(e *entry) {
 			st.Response = &s
 		}
 	}
-	r.emit(a2a.FrameStatus, struct {
-		ID        a2a.TaskID    `json:"id"`
-		ContextID a2a.ContextID `json:"context_id"`
-		Status    status        `json:"status"`
-		Final     bool          `json:"final"`
-	}{e.task.ID, e.task.ContextID, st, e.task.Status.State.Terminal()})
+	r.emit(a2a.FrameStatus, a2a.StatusFrame{ID: e.task.ID, ContextID: e.task.ContextID, Status: st,
+		Final: e.task.Status.State.Terminal()})
 }

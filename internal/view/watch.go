@@ -9,16 +9,6 @@ import (
 	"github.com/murmur-go/mur/a2a/client"
 )
 
-// watchStatus is the data of a stream/watch status frame (door.md SSE-8).
-type watchStatus struct {
-	ID     string `json:"id"`
-	Status struct {
-		State   string  `json:"state"`
-		Message *string `json:"message"`
-	} `json:"status"`
-	Final bool `json:"final"`
-}
-
 // Reconnection waits of a watcher whose stream dropped.
 const (
 	watchRetryFirst = 100 * time.Millisecond
@@ -71,7 +61,7 @@ func (m *model) follow(ctx context.Context, s *session, url, token string) {
 // and its status message (e.g. "waiting on call-member: 1 call(s)
 // outstanding", tools.md RND-1) on the task and its member.
 func (m *model) applyWatch(s *session, data json.RawMessage, now int64) {
-	var f watchStatus
+	var f a2a.StatusFrame
 	if json.Unmarshal(data, &f) != nil || f.ID == "" || f.Status.State == "" {
 		return
 	}
@@ -80,7 +70,7 @@ func (m *model) applyWatch(s *session, data json.RawMessage, now int64) {
 	if !s.started {
 		return // the member is not named yet; its trace will show the task
 	}
-	t := m.task(s.name, f.ID, s.trace, now)
+	t := m.task(s.name, string(f.ID), s.trace, now)
 	m.setTaskState(t, f.Status.State, now, "")
 	if terminal(t.State) || f.Status.Message == nil {
 		return
