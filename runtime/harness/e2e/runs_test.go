@@ -159,3 +159,40 @@ func TestStderrIsNotActivity(t *testing.T) {
 		t.Errorf("logs/harness-1.log = %q, want the harness's stderr", log)
 	}
 }
+
+// TestDoneCheckByResume is PROC-13 with done_check: an answer the check
+// fails reopens the task by a resume of the same harness session whose
+// prompt is the check's feedback; the second answer passes (LOOP-14).
+func TestDoneCheckByResume(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  done_check: {command: \"test -f done.txt\", limit: 1}\n", `{"runs":[
+		{"steps":[{"answer":"I think it is done"}]},
+		{"steps":[{"tool":{"name":"touch","args":{"command":"done.txt"}}},{"answer":"now it is done"}]}]}`)
+	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, test, touch]", 1))
+	r, _, stderr, code := c.run(t, "make done.txt")
+	if res := result(t, r); code != 0 || res != "now it is done" {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	starts, sess := of[trace.HarnessStart](t, recs), of[trace.HarnessSession](t, recs)
+	if len(starts) != 2 || starts[0].Mode != "new" || starts[1].Mode != "resume" || starts[1].PromptKind != "done_check" ||
+		len(sess) != 2 || starts[1].HarnessSessionID == nil || *starts[1].HarnessSessionID != sess[0].HarnessSessionID {
+		t.Fatalf("harness_start %+v, harness_session %+v", starts, sess)
+	}
+	want := "[done_check] `test -f done.txt` ended failed, exit code 1; its last output:\n"
+	calls := c.calls(t)
+	if len(calls) != 2 || calls[1].Stdin != want {
+		t.Errorf("the resume's prompt = %q, want %q", calls[len(calls)-1].Stdin, want)
+	}
+	if a := calls[1].Argv; a[len(a)-2] != "--resume" || a[len(a)-1] != sess[0].HarnessSessionID {
+		t.Errorf("the resume's argv = %q", a)
+	}
+	dc := of[trace.DoneCheck](t, recs)
+	if len(dc) != 2 || dc[0].Outcome != "failed" || dc[1].Outcome != "passed" {
+		t.Errorf("done_check = %+v", dc)
+	}
+	if ro := only[trace.TaskReopened](t, recs); ro.HookName != "done_check" || ro.ReopenNumber != 1 {
+		t.Errorf("task_reopened = %+v", ro)
+	}
+}
