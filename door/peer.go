@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strings"
 
+	"go.opentelemetry.io/otel/propagation"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
 )
@@ -71,8 +74,8 @@ func completionReceived(delegationID string) string {
 // "trusted" is untrusted); every other request is origin event, untrusted.
 // Completions never get here (step 9).
 func provenance(r *http.Request) task.Provenance {
-	p := task.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a",
-		TraceParent: r.Header.Get("traceparent")}
+	p := task.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a"}
+	p.TraceParent, p.TraceState = traceContext(r)
 	if headerWord(r, a2a.HeaderTaskOrigin) == string(a2a.OriginPeer) {
 		p.Origin = a2a.OriginPeer
 		if headerWord(r, a2a.HeaderTaskTrust) == string(a2a.TrustTrusted) {
@@ -80,4 +83,17 @@ func provenance(r *http.Request) task.Provenance {
 		}
 	}
 	return p
+}
+
+// traceContext is the caller's W3C trace context (OTEL-1): traceparent and
+// tracestate as sent, both "" unless traceparent is a valid W3C value (one
+// that is not is ignored, as W3C Trace Context says), so the task's span is
+// parented on it and a2a_task_received records it.
+func traceContext(r *http.Request) (parent, state string) {
+	ctx := propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	sc := oteltrace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return "", ""
+	}
+	return strings.TrimSpace(r.Header.Get("traceparent")), sc.TraceState().String()
 }

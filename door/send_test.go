@@ -157,10 +157,37 @@ func TestSendPeerTrust_PEER4(t *testing.T) {
 	ex := startExecutor(td.reg)
 	defer ex.stop()
 	for _, c := range cases {
-		td.call("", sendBody("x", ""), append(c.hdr, "traceparent: 00-abc-def-01")...).task(t, true)
+		td.call("", sendBody("x", ""), append(c.hdr, "traceparent: "+validParent)...).task(t, true)
 		run := <-ex.runs
-		if p := run.Provenance(); p.Origin != c.origin || p.Trust != c.trust || p.TraceParent != "00-abc-def-01" {
+		if p := run.Provenance(); p.Origin != c.origin || p.Trust != c.trust || p.TraceParent != validParent {
 			t.Errorf("headers %v: provenance = %+v, want %s/%s", c.hdr, p, c.origin, c.trust)
+		}
+	}
+}
+
+const validParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+// TestSendTraceContext_OTEL1: a valid traceparent and its tracestate reach
+// the task's provenance; one that is not W3C is ignored, with its tracestate.
+func TestSendTraceContext_OTEL1(t *testing.T) {
+	td := startDoor(t, opts{peerTasks: true, noExecutor: true})
+	ex := startExecutor(td.reg)
+	defer ex.stop()
+	cases := []struct {
+		hdr           []string
+		parent, state string
+	}{
+		{[]string{"traceparent: " + validParent, "tracestate: mur=1,a=b"}, validParent, "mur=1,a=b"},
+		{[]string{"traceparent: " + validParent}, validParent, ""},
+		{[]string{"traceparent: 00-abc-def-01", "tracestate: mur=1"}, "", ""},
+		{[]string{"traceparent: 00-00000000000000000000000000000000-00f067aa0ba902b7-01"}, "", ""},
+		{[]string{"tracestate: mur=1"}, "", ""},
+	}
+	for _, c := range cases {
+		td.call("", sendBody("x", ""), c.hdr...).task(t, true)
+		run := <-ex.runs
+		if p := run.Provenance(); p.TraceParent != c.parent || p.TraceState != c.state {
+			t.Errorf("headers %v: trace context = %q, %q; want %q, %q", c.hdr, p.TraceParent, p.TraceState, c.parent, c.state)
 		}
 	}
 }

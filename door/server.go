@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
@@ -66,6 +67,10 @@ type Config struct {
 	SessionID string
 	// Auth is nil for a public door (AUTH-1); else the door's credentials.
 	Auth *Auth
+	// Collectors are served at /metrics beside the door's own families, on
+	// the door's registry (GO-6): the session's metrics, the Go and process
+	// collectors (issue 14). Registering one that clashes fails New.
+	Collectors []prometheus.Collector
 	// Logger receives wire detail at Debug and recovered faults at Error;
 	// nil discards. Tokens never reach it.
 	Logger *slog.Logger
@@ -205,6 +210,11 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.metrics = newMetrics(cfg.Registry)
+	for _, c := range cfg.Collectors {
+		if err := s.metrics.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("door config: a collector: %w", err)
+		}
+	}
 	s.closing, s.stop = context.WithCancel(context.Background())
 	s.router = s.routes()
 	s.conns = &conns{max: int64(cfg.MaxConnections)}

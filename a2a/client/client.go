@@ -15,8 +15,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/murmur-go/mur/a2a"
 )
+
+// traceContext writes W3C trace context headers (OTEL-1).
+var traceContext = propagation.TraceContext{}
 
 // DefaultMaxResponseBytes bounds an answer's body, and each SSE event, when
 // Config.MaxResponseBytes is 0.
@@ -146,6 +151,10 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	// OTEL-1: the calling span's W3C trace context (traceparent, and
+	// tracestate when it has one), so the door parents its task on it; nothing
+	// when ctx holds no valid span context.
+	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	for k, vs := range cc.header {
 		req.Header[k] = vs
 	}

@@ -4,8 +4,10 @@
 // conformance suite.
 //
 // Every request carries `A2A-Version: 1.0`, `Content-Type: application/json`
-// and, when Config.Token is set, `Authorization: Bearer <token>`; JSON-RPC ids
-// are unique per Client. Errors are typed:
+// and, when Config.Token is set, `Authorization: Bearer <token>`; when the
+// call's context holds a valid OpenTelemetry span context, its W3C
+// `traceparent` (and `tracestate`) go too, so every A2A caller propagates
+// trace context (OTEL-1). JSON-RPC ids are unique per Client. Errors are typed:
 //
 //   - a JSON-RPC error is an *a2a.Error, so errors.Is(err, a2a.ErrTaskNotFound) works;
 //   - an HTTP refusal (door.md AUTH-7, PEER-2, DOOR-4, DOOR-5) is an *HTTPError;

@@ -231,7 +231,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		ln.Close()
 		return fail(env, "run", err)
 	}
-	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr, Cgroup: true}
+	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr, Cgroup: true, Verbose: f.verbose}
 	if !f.jsonOut {
 		cfg.Results = stdout
 	}

@@ -35,8 +35,9 @@ var rules = map[string][]string{
 	"internal/harnesstest/...": {"runtime/driver/..."},
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round.
-	"runtime/harness":  {"internal/diag", "runtime/manifest", "runtime/tool/status"},
-	"internal/testmur": {},
+	"runtime/harness":   {"internal/diag", "runtime/manifest", "runtime/tool/status"},
+	"internal/testmur":  {},
+	"internal/otlptest": {},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through internal/task and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "internal/peerplane", "runtime/..."},
@@ -55,6 +56,9 @@ var rules = map[string][]string{
 	// capsule steps: a leaf below the tools, which knows none of them.
 	"runtime/spawn":    {"a2a", "a2a/client", "internal/diag", "runtime/manifest", "runtime/store", "runtime/formation"},
 	"runtime/tool/...": toolImports,
+	// Spans and metrics: the OpenTelemetry SDK and Prometheus, over the
+	// trace records it counts; no other runtime package.
+	"runtime/telemetry": {"runtime/trace"},
 	// The launcher reaches capsules only by exec, fds and HTTP; it reads
 	// manifests and stores (admission, BIND-1) through the runtime's two
 	// leaf packages for them.
@@ -76,11 +80,15 @@ var toolImports = []string{
 	"a2a", "a2a/client", "internal/diag", "internal/credential", "internal/peerplane",
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
+	// The span helpers: a tool that calls out (call-member, delegate-task)
+	// makes the A2A client span its requests carry (issue 14, OTEL-5).
+	"runtime/telemetry",
 }
 
 // anywhere lists the test-helper packages every package may import: they
-// import the standard library only (their own rules above say so).
-var anywhere = []string{"internal/golden", "internal/testmur"}
+// import no package of this module (their own rules above say so);
+// internal/otlptest decodes OTLP with go.opentelemetry.io/proto/otlp.
+var anywhere = []string{"internal/golden", "internal/testmur", "internal/otlptest"}
 
 type pkg struct {
 	ImportPath string

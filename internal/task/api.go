@@ -41,7 +41,8 @@ type Provenance struct {
 	Origin      a2a.Origin
 	Trust       a2a.Trust
 	Source      string // "a2a" (the door), "task_md" (the launch task), "detached_shell" (a completion task)
-	TraceParent string // the caller's traceparent header, "" when absent
+	TraceParent string // the caller's W3C traceparent header, "" when absent or invalid (OTEL-1)
+	TraceState  string // its tracestate, "" when none
 }
 
 // Config configures a Registry.

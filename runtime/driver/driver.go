@@ -35,6 +35,10 @@ type Request struct {
 	Messages  []Message  `json:"messages"`   // the neutral conversation, oldest first
 	Tools     []ToolSpec `json:"tools"`      // the inventory; empty sends none
 	MaxTokens int        `json:"max_tokens"` // the per-turn output cap (inference.max_tokens)
+	// OnRetry, when set, is told of every retried attempt before its wait
+	// (DRV-4, issue 14), synchronously on the calling goroutine. Drivers
+	// that never retry (scripted) never call it.
+	OnRetry func(Retry) `json:"-"`
 }
 
 // ToolSpec describes one tool of the inventory.

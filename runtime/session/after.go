@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -59,10 +60,13 @@ func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool)
 	s := t.s
 	start := s.now()
 	t.setPhase(t.state.WaitPhase())
-	if err := t.state.Wait(ctx, func(text string) {
+	wctx, span := telemetry.StartWait(ctx, s.tracer)
+	err := t.state.Wait(wctx, func(text string) {
 		t.setPhase(t.state.WaitPhase()) // the kind still out may change as outcomes arrive
 		t.run.Status(text)
-	}); err != nil {
+	})
+	span.End()
+	if err != nil {
 		e, _ := t.canceled() // ctx ends only after the task's cancel
 		return e, false, true
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -61,7 +62,9 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 			break
 		}
 		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase}
-		res = tl.Call(ctx, cc, input)
+		tctx, span := telemetry.StartTool(ctx, s.tracer, u.Name, u.ID)
+		res = tl.Call(tctx, cc, input)
+		telemetry.EndTool(span, toolStatus(res), res.Summary)
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.
 		if !res.Refused {
@@ -71,10 +74,7 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 		}
 	}
 	content, truncated := res.Content(u.Name, extra...)
-	status := "ok"
-	if res.IsError() {
-		status = "error"
-	}
+	status := toolStatus(res)
 	dur := s.now().Sub(start).Milliseconds()
 	rec := trace.ToolCall{Turn: turn, TaskID: t.id, ToolName: u.Name, ToolCallID: orNull(u.ID), Input: input,
 		InputBytes: len(u.Input), OutputBytes: len(content), DurationMS: dur, Status: status, Summary: res.Summary}
@@ -139,4 +139,12 @@ func (t *taskRun) noticeRecord(turn int, toolName string) {
 	s := t.s
 	_, _ = s.tr.Write(trace.DeadlineNotice{Turn: turn, TaskID: t.id, ToolName: toolName, DeadlineAt: tool.FormatDeadline(*s.deadline),
 		LeftSecs: tool.LeftSecs(*s.deadline, s.noticeAt), MarginSecs: s.noticeSecs})
+}
+
+// toolStatus is tool_call.status: ok, or error for a result that is one.
+func toolStatus(res tool.Result) string {
+	if res.IsError() {
+		return "error"
+	}
+	return "ok"
 }

@@ -275,6 +275,7 @@ func (s *Session) end() Result {
 		res.Err = err
 	}
 	s.reg.CloseFrames()
+	s.flushTelemetry()
 	if s.l.Link != nil {
 		s.reportCompletion(res) // DLG-7
 	}

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -34,39 +36,56 @@ func (t *taskRun) loop(ctx context.Context) ending {
 		if t.turns >= maxTurns {
 			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
 		}
-		resp, e, ok := t.infer(ctx)
-		if !ok {
+		e, answered, ended := t.turn(ctx)
+		if ended {
 			return e
 		}
-		t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleAssistant, Blocks: resp.Blocks})
-		if uses := resp.ToolUses(); len(uses) > 0 {
-			if t.turns >= maxTurns { // LOOP-8: the last allowed call's tools are not run
-				return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
-			}
-			if text := resp.Text(); text != "" {
-				t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})
-			}
-			t.runTools(ctx, uses)
-			if e, ok := t.canceled(); ok {
-				return e
-			}
-			if f, ok := t.state.Failed(); ok { // INP-7: no further inference call
-				return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}
-			}
-			if reason, ok := t.state.NoAnswer(); ok { // EWA-4
-				return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}
-			}
+		if !answered {
 			continue
-		}
-		answer := resp.Text()
-		e = ending{status: StatusOK, text: answer, answer: answer}
-		if resp.StopReason == driver.StopMaxTokens {
-			e.text, e.maxTokens = resultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
 		}
 		if next, more := t.afterAnswer(ctx, e); !more {
 			return next
 		}
 	}
+}
+
+// turn runs one turn under its span (OTEL-5): the inference call, then
+// the tools it asked for. answered is true when the model answered with no
+// tool call (e is then that attempt's ending); ended when the attempt ended.
+func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
+	maxTurns := t.s.m.Inference.MaxTurns
+	ctx, span := telemetry.StartTurn(ctx, t.s.tracer, t.turns)
+	defer span.End()
+	resp, e, ok := t.infer(ctx)
+	if !ok {
+		return e, false, true
+	}
+	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleAssistant, Blocks: resp.Blocks})
+	if uses := resp.ToolUses(); len(uses) > 0 {
+		if t.turns >= maxTurns { // LOOP-8: the last allowed call's tools are not run
+			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}, false, true
+		}
+		if text := resp.Text(); text != "" {
+			t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})
+		}
+		t.runTools(ctx, uses)
+		if e, ok := t.canceled(); ok {
+			return e, false, true
+		}
+		if f, ok := t.state.Failed(); ok { // INP-7: no further inference call
+			return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}, false, true
+		}
+		if reason, ok := t.state.NoAnswer(); ok { // EWA-4
+			return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}, false, true
+		}
+		return ending{}, false, false
+	}
+	answer := resp.Text()
+	e = ending{status: StatusOK, text: answer, answer: answer}
+	if resp.StopReason == driver.StopMaxTokens {
+		e.text, e.maxTokens = resultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
+	}
+	return e, true, false
 }
 
 // infer makes one turn's driver call (LOOP-7): spend admission (LOOP-18),
@@ -79,12 +98,17 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 		_, _ = s.tr.Write(trace.ControlApplied{Turn: turn, TaskID: t.id, Name: "inference.driver", Value: block.Name, ChangeID: changeID})
 	}
 	t.refreshTools(turn)
-	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens}
+	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens,
+		OnRetry: t.onRetry(turn)}
 	if e, refused := t.admit(d, req, turn); refused {
 		return nil, e, false
 	}
 	t.setPhase("inference")
-	resp, err := d.Complete(ctx, req)
+	ictx, span := telemetry.StartInference(ctx, s.tracer, d.Kind(), block.Model)
+	start := time.Now()
+	s.waiting(t, start)
+	resp, err := d.Complete(ictx, req)
+	t.observeInference(span, ctx, d.Kind(), start, resp, err)
 	t.mu.Lock()
 	t.turns++
 	t.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/peerplane"
@@ -19,6 +21,7 @@ import (
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/spawn"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/peerfile"
 	"github.com/murmur-go/mur/runtime/tool/shell"
@@ -46,6 +49,18 @@ type StartConfig struct {
 	// machine lets it (issue 9); only a process that owns its descendants
 	// (mur run) sets it.
 	Cgroup bool
+	// Verbose (-v) also prints each driver retry on Stderr (issue 14).
+	Verbose bool
+	// Progress, when set, hears when the loop starts waiting on the model
+	// and when the model answers (cmd/mur's live status line, issue 14).
+	Progress Progress
+}
+
+// Progress hears the loop wait on the model. Calls come from the loop's
+// goroutine, in order: ModelWaiting, then ModelAnswered.
+type Progress interface {
+	ModelWaiting(since time.Time)
+	ModelAnswered()
 }
 
 // Session is one `mur run` session (SES-1): its directories, trace, task
@@ -67,6 +82,9 @@ type Session struct {
 	context    string // the [Session] block, sent after each task's first message
 
 	tr      *trace.Writer
+	otel    *telemetry.Provider // OTEL-2: spans, exported or not
+	tracer  oteltrace.Tracer
+	metrics *telemetry.Metrics
 	reg     *task.Registry
 	tools   *tool.Registry
 	specs   []driver.ToolSpec
@@ -184,6 +202,7 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 		s.probeHarness() // PROC-10: once, right after session_start
 	}
 	s.retain()
+	s.setupTelemetry()
 	if err := s.tools.Stage(s.runtimeDir); err != nil {
 		s.bootstrap(fmt.Sprintf("staging failed: %v\n", err))
 	}

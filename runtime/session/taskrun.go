@@ -9,10 +9,13 @@ import (
 	"sync"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -24,6 +27,7 @@ type taskRun struct {
 	run   *task.Run
 	id    string
 	state *tool.TaskState
+	span  oteltrace.Span // the task's span (OTEL-5), ended by finish
 	start time.Time
 	msgs  []driver.Message
 
@@ -142,7 +146,11 @@ func partsText(m a2a.Message) string {
 // status and SES-5 text.
 func (s *Session) runTask(run *task.Run) (status, text string) {
 	prov := run.Provenance()
-	ctx, cancel := context.WithCancel(context.Background())
+	// OTEL-1, OTEL-5: the task's span, the A2A server span, is parented on
+	// the caller's trace context; every span of the task descends from it.
+	ctx, span := telemetry.StartTask(taskContext(context.Background(), prov.TraceParent, prov.TraceState),
+		s.tracer, s.m.Name, string(run.ID()), string(prov.Origin))
+	ctx, cancel := context.WithCancel(ctx)
 	var watch sync.WaitGroup
 	watch.Go(func() {
 		select {
@@ -152,7 +160,7 @@ func (s *Session) runTask(run *task.Run) (status, text string) {
 		}
 	})
 	defer func() { cancel(); watch.Wait() }()
-	t := &taskRun{s: s, run: run, id: string(run.ID()), start: s.now(), phase: "turn",
+	t := &taskRun{s: s, run: run, id: string(run.ID()), start: s.now(), phase: "turn", span: span,
 		state: tool.NewTaskState(tool.TaskInfo{ID: string(run.ID()), ContextID: string(run.ContextID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
 			CallerMember: run.Caller().Member}, s.tr)}
 	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
@@ -243,6 +251,7 @@ func (t *taskRun) finish(e ending) {
 	}
 	t.run.Finish(out)
 	t.writeTaskEnd(e, running)
+	telemetry.EndTask(t.span, e.status, e.reason)
 	if s.cfg.Results != nil {
 		if _, err := fmt.Fprintf(s.cfg.Results, "%s\n", e.text); err != nil {
 			s.bootstrap(e.text + "\n")

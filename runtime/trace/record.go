@@ -97,6 +97,7 @@ var kinds = []Kind{
 	{"harness_warning", HarnessWarning{}, ParentTask, false}, // the session's when no task: Writer.WriteTask
 	{"harness_failed", HarnessFailed{}, ParentTask, false},
 	{"harness_exit", HarnessExit{}, ParentTask, false},
+	{"driver_retry", DriverRetry{}, ParentTask, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.

@@ -38,7 +38,14 @@ type Writer struct {
 	sesNode string            // session_start's event id
 	tasks   map[string]string // task_id → task_start's event id
 	turns   map[string]string // task_id → the latest agent inference's event id
+	observe func(Record)      // set once before use (Observe); nil = none
 }
+
+// Observe has fn called with every record once it is written (metrics,
+// issue 14), synchronously, after the write and outside the Writer's lock,
+// so fn may take its own locks but must not block. Call it once, before the
+// Writer is shared.
+func (w *Writer) Observe(fn func(Record)) { w.observe = fn }
 
 // Open creates or appends to the trace file at path (O_APPEND|O_CREATE, mode
 // 0600, TRACE-1) for session sessionID. now is the clock; nil means time.Now.
@@ -116,6 +123,14 @@ func (w *Writer) write(k *Kind, taskID, parentID string, r Record) (string, erro
 		// session goes on.
 		return "", errUnregistered
 	}
+	id, err := w.writeLocked(k, taskID, parentID, r)
+	if err == nil && w.observe != nil {
+		w.observe(r)
+	}
+	return id, err
+}
+
+func (w *Writer) writeLocked(k *Kind, taskID, parentID string, r Record) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {

@@ -81,5 +81,5 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 	if d.key != "" {
 		header.Set("x-api-key", d.key.Reveal())
 	}
-	return d.caller.Complete(ctx, d.url, header, body, decodeReply)
+	return d.caller.Complete(ctx, d.url, header, body, req.OnRetry, decodeReply)
 }

@@ -84,5 +84,5 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 	if d.key != "" {
 		header.Set("Authorization", "Bearer "+d.key.Reveal())
 	}
-	return d.caller.Complete(ctx, d.url, header, body, decodeReply)
+	return d.caller.Complete(ctx, d.url, header, body, req.OnRetry, decodeReply)
 }

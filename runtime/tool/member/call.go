@@ -6,15 +6,19 @@ import (
 	"sync"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/formation"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
 // send makes c's first offer inside the tool call (CALL-3..8) and returns
 // the tool result. A busy or held call goes on in a goroutine of the set.
 func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
+	ctx, c.span = telemetry.StartMemberCall(ctx, c.member, c.id)
 	callee, err := s.cfg.Directory.Lookup(ctx, c.member)
 	if err != nil {
 		var ae *formation.AddressError
@@ -101,7 +105,7 @@ func (s *callSet) hold(c *call, taskID string) {
 // once abandon ends, by Timing.InFlight more (CALL-9).
 func (s *callSet) offer(abandon context.Context, c *call, trust string) offerAnswer {
 	t := s.cfg.Timing
-	rctx, cancel := context.WithTimeout(context.Background(), t.Request)
+	rctx, cancel := context.WithTimeout(oteltrace.ContextWithSpan(context.Background(), c.span), t.Request)
 	defer cancel()
 	var mu sync.Mutex
 	var capTimer *time.Timer
@@ -135,7 +139,7 @@ func (s *callSet) cancelTask(c *call, taskID string) {
 	s.mu.Lock()
 	c.canceled = true
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timing.Request)
+	ctx, cancel := context.WithTimeout(oteltrace.ContextWithSpan(context.Background(), c.span), s.cfg.Timing.Request)
 	defer cancel()
 	_, _ = c.cl.CancelTask(ctx, a2a.CancelTaskRequest{ID: a2a.TaskID(taskID)})
 }

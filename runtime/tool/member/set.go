@@ -6,8 +6,11 @@ import (
 	"sync"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -19,6 +22,7 @@ type call struct {
 	turnNode         string // the event id of the turn that made the call: its later records' parent (TRACE-2)
 	start, deadline  time.Time
 	cl               *client.Client
+	span             oteltrace.Span // the call's A2A client span (OTEL-5): every request carries it
 
 	out        bool   // outstanding: its goroutine offers or polls
 	memberTask string // the member's task id once held
@@ -135,7 +139,11 @@ func (s *callSet) finish(c *call, e ending) {
 	c.ended, c.end = true, e
 	s.arrivals++
 	c.arrival = s.arrivals
+	span, memberTask := c.span, c.memberTask
 	s.mu.Unlock()
+	if span != nil {
+		telemetry.EndMemberCall(span, memberTask, e.status, e.output)
+	}
 	s.ts.Signal()
 }
 

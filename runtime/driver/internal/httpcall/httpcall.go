@@ -48,14 +48,16 @@ type Caller struct {
 
 // Post sends body to url with header and returns the success body, or one of
 // driver's typed errors (*CredentialError, *TransportError, *RequestError),
-// or ctx's error when ctx ends first.
-func (c *Caller) Post(ctx context.Context, url string, header http.Header, body []byte) ([]byte, error) {
+// or ctx's error when ctx ends first. onRetry, when not nil, is told of each
+// retry before its wait.
+func (c *Caller) Post(ctx context.Context, url string, header http.Header, body []byte, onRetry func(driver.Retry)) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
 		res := c.once(ctx, url, header, body)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		var failure error
+		cause := driver.RetryConnection
 		switch {
 		case res.err != nil && res.final:
 			return nil, res.err
@@ -67,6 +69,10 @@ func (c *Caller) Post(ctx context.Context, url string, header http.Header, body 
 			return nil, &driver.CredentialError{Kind: c.Kind, Credential: c.Credential, Status: res.status}
 		case res.status == http.StatusTooManyRequests || res.status >= 500:
 			failure = &driver.TransportError{Kind: c.Kind, Status: res.status, Body: driver.CutBody(res.body)}
+			cause = driver.RetryServerError
+			if res.status == http.StatusTooManyRequests {
+				cause = driver.RetryRateLimited
+			}
 		default:
 			return nil, &driver.TransportError{Kind: c.Kind, Status: res.status, Body: driver.CutBody(res.body), URL: url, Rule: c.Rule}
 		}
@@ -79,6 +85,9 @@ func (c *Caller) Post(ctx context.Context, url string, header http.Header, body 
 		}
 		if c.Logger != nil {
 			c.Logger.Warn("inference request retried", "driver", c.Kind, "attempt", attempt+1, "wait", wait, "err", failure)
+		}
+		if onRetry != nil {
+			onRetry(driver.Retry{Kind: c.Kind, Attempt: attempt + 1, Cause: cause, Status: res.status, Wait: wait, Err: failure})
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, err

@@ -38,13 +38,14 @@ func New(kind, def, path string, cfg driver.HTTPConfig) (string, *Caller, error)
 
 // Complete posts body to url as JSON (Content-Type and Accept
 // application/json are added to header) and decodes the success body with
-// decode into a response carrying RawBody and RequestBody. Errors: Post's,
-// or a *driver.ResponseError when decode fails.
-func (c *Caller) Complete(ctx context.Context, url string, header http.Header, body []byte,
+// decode into a response carrying RawBody and RequestBody; onRetry (nil =
+// none) hears of each retry. Errors: Post's, or a *driver.ResponseError when
+// decode fails.
+func (c *Caller) Complete(ctx context.Context, url string, header http.Header, body []byte, onRetry func(driver.Retry),
 	decode func(raw []byte) (*driver.Response, error)) (*driver.Response, error) {
 	header.Set("Content-Type", "application/json")
 	header.Set("Accept", "application/json")
-	raw, err := c.Post(ctx, url, header, body)
+	raw, err := c.Post(ctx, url, header, body, onRetry)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,76 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/murmur-go/mur/runtime/telemetry"
+)
+
+// flushGrace bounds the span export at session end (OTEL-4): the exporter
+// never holds a session past it.
+const flushGrace = 5 * time.Second
+
+// setupTelemetry builds the session's tracer provider (OTEL-2, OTEL-3). A
+// provider that cannot be built (e.g. an OTEL_EXPORTER_OTLP_ENDPOINT that is
+// no URL) leaves a line in bootstrap.log and the session runs without export:
+// telemetry never fails a run.
+func (s *Session) setupTelemetry() {
+	cfg := telemetry.Config{Getenv: s.l.Opts.Getenv, Session: s.id, Capsule: s.m.Name, Version: s.m.Version,
+		MurVersion: s.l.Opts.Version}
+	if mem := s.l.Member; mem != nil {
+		cfg.Formation, cfg.Member = mem.FormationID, mem.Name
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	p, err := telemetry.Setup(context.Background(), cfg)
+	if err != nil {
+		s.bootstrap(fmt.Sprintf("telemetry: %v; spans are not exported\n", err))
+		cfg.Getenv = func(string) string { return "" }
+		p, _ = telemetry.Setup(context.Background(), cfg)
+	}
+	s.otel = p
+	s.tracer = p.Tracer()
+	s.metrics = telemetry.NewMetrics(s.knownTool, p)
+	s.tr.Observe(s.metrics.Record)
+}
+
+// waiting tells Progress the loop waits on the model for t.
+func (s *Session) waiting(_ *taskRun, since time.Time) {
+	if s.cfg.Progress != nil {
+		s.cfg.Progress.ModelWaiting(since)
+	}
+}
+
+// answered tells Progress the model answered (or the call ended).
+func (s *Session) answered(_ *taskRun) {
+	if s.cfg.Progress != nil {
+		s.cfg.Progress.ModelAnswered()
+	}
+}
+
+// flushTelemetry exports what is queued, within flushGrace (OTEL-4).
+func (s *Session) flushTelemetry() {
+	if s.otel == nil {
+		return
+	}
+	if err := s.otel.ShutdownWithin(flushGrace); err != nil {
+		s.bootstrap(fmt.Sprintf("telemetry: flush at session end: %v\n", err))
+	}
+}
+
+// Telemetry is the session's tracer provider (export state, dropped spans).
+func (s *Session) Telemetry() *telemetry.Provider { return s.otel }
+
+// taskContext is the context a task's spans start from: the caller's W3C
+// trace context when the door received one (OTEL-1).
+func taskContext(ctx context.Context, traceparent, tracestate string) context.Context {
+	return telemetry.Remote(ctx, traceparent, tracestate)
+}
+
+// spanOf is ctx's span (a no-op span when none).
+func spanOf(ctx context.Context) oteltrace.Span { return oteltrace.SpanFromContext(ctx) }
