@@ -5,7 +5,10 @@
 // command's --json document; cmd/mur's TestJSONReference keeps it true),
 // door.md (the door's load bounds: connections, body budget, deadlines),
 // delegation.md (a sub-capsule's referee, process, environment,
-// completion.json and records) and requirements.md (every requirement ID the code cites, with a one-line
+// completion.json and records),
+// metrics.md (every /metrics family; TestMetricsReference scrapes a door),
+// telemetry.md (OpenTelemetry export, resource and spans) and
+// requirements.md (every requirement ID the code cites, with a one-line
 // summary). It has no code; its tests keep the reference true:
 //
 //   - TestManifestReference and TestRosterReference compare the keys the

@@ -22,6 +22,9 @@ type Env struct {
 	// (colour.go); human text goes through Env.out then. Stderr is wrapped
 	// in a colourWriter by main itself.
 	ColourStdout bool
+	// StderrTerminal is set when stderr is a terminal that can redraw a
+	// line (not TERM=dumb): mur run shows its live status there (status.go).
+	StderrTerminal bool
 }
 
 // command is one `mur` subcommand.

@@ -36,7 +36,7 @@ var commands = []*command{
 
 func main() {
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		ColourStdout: wantsColour(os.Stdout, os.Getenv)}
+		ColourStdout: wantsColour(os.Stdout, os.Getenv), StderrTerminal: isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb"}
 	if wantsColour(os.Stderr, os.Getenv) {
 		env.Stderr = colourWriter{os.Stderr} // errors red, warnings yellow
 	}

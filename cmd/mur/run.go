@@ -209,6 +209,12 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	}
 	stdout := &lineSink{w: env.Stdout}
 	stderr := &lineSink{w: env.Stderr}
+	var status *liveStatus
+	if env.StderrTerminal {
+		status = newLiveStatus(env.Stderr)
+		stderr.w = status
+		defer status.ModelAnswered()
+	}
 	for _, w := range l.Warnings {
 		fmt.Fprint(stderr, w.Render())
 	}
@@ -232,6 +238,9 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		return fail(env, "run", err)
 	}
 	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr, Cgroup: true, Verbose: f.verbose}
+	if status != nil {
+		cfg.Progress = status
+	}
 	if !f.jsonOut {
 		cfg.Results = stdout
 	}
