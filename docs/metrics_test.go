@@ -82,7 +82,8 @@ func servedFamilies(t *testing.T) map[string]struct{ typ, labels string } {
 	m.Inference("scripted", "ok", time.Second)
 	m.Tokens("scripted", 1, 1, nil, nil)
 	for _, r := range []trace.Record{trace.ToolCall{ToolName: "bash", Status: "ok"}, trace.MemberCall{Member: "w", Status: "completed"},
-		trace.MemberCallBusy{Member: "w"}, trace.TaskEnd{ExitStatus: "ok"}, trace.DriverRetry{Driver: "openai", Cause: "connection"}} {
+		trace.MemberCallBusy{Member: "w"}, trace.TaskEnd{ExitStatus: "ok"}, trace.DriverRetry{Driver: "openai", Cause: "connection"},
+		trace.Delegation{Capsule: "c", Outcome: "ok"}} {
 		m.Record(r)
 	}
 	d, err := door.New(door.Config{Registry: reg, Card: agentcard.Config{Name: "m", Version: "1.0.0", URL: "http://127.0.0.1:1"},

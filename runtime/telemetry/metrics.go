@@ -29,6 +29,7 @@ type Metrics struct {
 	memberCalls *prometheus.CounterVec
 	busy        *prometheus.CounterVec
 	tasks       *prometheus.CounterVec
+	delegations *prometheus.CounterVec
 	known       func(tool string) bool
 	extra       []prometheus.Collector
 }
@@ -56,6 +57,8 @@ func NewMetrics(known func(tool string) bool, p *Provider) *Metrics {
 		Help: "Offers a callee answered busy, each re-offered later, by callee."}, []string{"callee"})
 	m.tasks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mur_tasks_total",
 		Help: "Tasks ended, by ending (the task_end exit_status)."}, []string{"ending"})
+	m.delegations = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mur_delegations_total",
+		Help: "Delegations accounted for, by capsule (from capabilities.spawn.allow) and outcome (the delegation record's)."}, []string{"capsule", "outcome"})
 	m.extra = []prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -73,7 +76,7 @@ func NewMetrics(known func(tool string) bool, p *Provider) *Metrics {
 // Collectors are every family, for a registry.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return append([]prometheus.Collector{m.inferCalls, m.inferTime, m.tokens, m.retries, m.toolCalls, m.toolTime,
-		m.memberCalls, m.busy, m.tasks}, m.extra...)
+		m.memberCalls, m.busy, m.tasks, m.delegations}, m.extra...)
 }
 
 // Inference counts one inference call that ended with outcome after d.
@@ -122,6 +125,8 @@ func (m *Metrics) Record(r trace.Record) {
 		m.busy.WithLabelValues(r.Member).Inc()
 	case trace.TaskEnd:
 		m.tasks.WithLabelValues(r.ExitStatus).Inc()
+	case trace.Delegation:
+		m.delegations.WithLabelValues(r.Capsule, r.Outcome).Inc()
 	case trace.DriverRetry:
 		m.retries.WithLabelValues(r.Driver, r.Cause).Inc()
 	}
