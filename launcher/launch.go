@@ -95,6 +95,9 @@ func (l *launch) run(ctx context.Context) int {
 	if err != nil {
 		return l.fail(err)
 	}
+	// Issue 14: the members' own manifests are read too, and what would
+	// break the run without failing it is said before anything starts.
+	warns = append(warns, MemberWarnings(f, l.getenv, l.cfg.Cwd, l.cfg.NoEnvFile)...)
 	for _, w := range warns {
 		l.stderr.line("[mur run] ", strings.TrimSuffix(w.Render(), "\n"))
 	}
@@ -367,4 +370,15 @@ func signalName(s os.Signal) string {
 		return "SIGHUP"
 	}
 	return "SIGTERM"
+}
+
+// getenv reads the launcher's environment (Config.Environ), the one every
+// member inherits (LAUNCH-3).
+func (l *launch) getenv(name string) string {
+	for i := len(l.cfg.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(l.cfg.Environ[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/murmur-go/mur/internal/diag"
@@ -99,6 +100,8 @@ func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string) r
 		res.errs, res.errFixes, res.doc.Error = 1, []string{d.Hint}, toDiagJSON(d)
 		return res
 	}
+	cwd, _ := os.Getwd()
+	ws = append(ws, launcher.MemberWarnings(f, env.Getenv, cwd, false)...) // issue 14
 	fmt.Fprint(w, launcher.RosterBlock(path, f, ws, nil))
 	for _, wd := range ws {
 		res.warnFixes = append(res.warnFixes, wd.Hint)

@@ -95,7 +95,8 @@ func installCrew(t *testing.T, dir, home string) {
 }
 
 // TestDoctorFormationDir pins DOC-2's output for an admitted roster, one
-// with a W-ROS-001 and a refused one (DOC-1..3).
+// with a W-ROS-001 (and the members' own W-RUN-008) and a refused one
+// (DOC-1..3).
 func TestDoctorFormationDir(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	installCrew(t, dir, home)
@@ -122,8 +123,15 @@ func TestDoctorFormationDir(t *testing.T) {
 	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
-	w := "  warning[W-ROS-001]: roster.yaml lets 3 members call 'worker' (lead, a, b), but it holds 2 task(s) at once — task_acceptance: queue, queue_depth: 1 — so a call that arrives while it is full is rejected; lifecycle.queue_depth: 2 would hold them all\n\n" +
-		"0 checks passed, 0 errors found, 1 warning.\n\nFix: set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 2 in 'worker''s murmur.yaml\n"
+	// a and b run crew-worker, which declares no localhost egress: each is
+	// a caller that could reach no door (W-RUN-008, issue 14).
+	noEgress := func(m string) string {
+		return "  warning[W-RUN-008]: roster.yaml lets '" + m + "' call 'worker', but its capabilities.network.allow reaches no loopback http door at an unpinned port, so every call-member call will be refused; declare \"localhost\"\n"
+	}
+	w := "  warning[W-ROS-001]: roster.yaml lets 3 members call 'worker' (lead, a, b), but it holds 2 task(s) at once — task_acceptance: queue, queue_depth: 1 — so a call that arrives while it is full is rejected; lifecycle.queue_depth: 2 would hold them all\n" +
+		noEgress("a") + noEgress("b") + "\n" +
+		"0 checks passed, 0 errors found, 3 warnings.\n\nFix: set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 2 in 'worker''s murmur.yaml\n" +
+		"Fix: add \"localhost\" to capabilities.network.allow\nFix: add \"localhost\" to capabilities.network.allow\n"
 	if !strings.HasSuffix(out.String(), "  reachability: lead → worker, a → worker, b → worker\n"+w) {
 		t.Errorf("doctor =\n%s\nwant the end\n%s", out, w)
 	}

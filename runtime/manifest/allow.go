@@ -199,3 +199,10 @@ func hostMatches(entry, host string) bool {
 	}
 	return false
 }
+
+// ReachesDoors reports whether l reaches a loopback http door at any port:
+// a bare "localhost" or "127.0.0.1" entry (formations.md CRED-2), which a
+// member needs to call its callees.
+func (l AllowList) ReachesDoors() bool {
+	return l.Allows("http://127.0.0.1:1") && l.Allows("http://127.0.0.1:65535")
+}

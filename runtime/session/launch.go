@@ -193,19 +193,13 @@ func PrepareContext(ctx context.Context, opts Options) (*Launch, error) {
 	if w := m.Lifecycle.GraceWarning(); w != nil {
 		l.Warnings = append(l.Warnings, w)
 	}
-	if member != nil && len(member.Callees) > 0 && !reachesDoors(m.Capabilities.Network.Allow) {
+	if member != nil && len(member.Callees) > 0 && !m.Capabilities.Network.Allow.ReachesDoors() {
 		l.Warnings = append(l.Warnings, diag.RunNoEgress(member.Name, member.Callees)) // CRED-2, STAGE-9
 	}
 	if n, err := strconv.Atoi(strings.TrimSpace(opts.Getenv("MURMUR_DELEGATION_TIMEOUT_SECS"))); err == nil && n > 0 {
 		m.Lifecycle.DelegationDeadlineSecs = n // §1.5: the environment overrides
 	}
 	return l, nil
-}
-
-// reachesDoors reports whether allow reaches a loopback http door at any
-// port: a bare "localhost" or "127.0.0.1" entry (formations.md CRED-2).
-func reachesDoors(allow manifest.AllowList) bool {
-	return allow.Allows("http://127.0.0.1:1") && allow.Allows("http://127.0.0.1:65535")
 }
 
 // Close releases what Prepare joined (the formation member, the spawner
