@@ -22,6 +22,7 @@ import (
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/session"
+	"github.com/murmur-go/mur/runtime/traceview"
 )
 
 // cmdRun is `mur run` (capsule.md CLI-1..5); `--roster` hands over to the
@@ -278,6 +279,11 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	}
 	if !f.jsonOut {
 		fmt.Fprintf(stdout, "status:  %s\n", res.ExitStatus)
+	}
+	// Issue 14: an answer that stands on calls that did not complete says so
+	// last, whatever the status, so it never passes for a whole success.
+	for _, mc := range res.FailedCalls {
+		fmt.Fprint(stderr, diag.RunCallNotCompleted(mc.Member, mc.CallID, mc.Status, traceview.Cut(mc.Output)).Render())
 	}
 	if res.ExitStatus == session.StatusOK {
 		return 0

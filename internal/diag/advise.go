@@ -42,3 +42,15 @@ func quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// WRUN009 is issue 14's line for a launch task's member call that did not
+// end completed.
+const WRUN009 Code = "W-RUN-009"
+
+// RunCallNotCompleted is W-RUN-009: the launch task's call to member m
+// ended status, with why (the call's outcome on one line); the task's answer
+// may lack what m was asked for.
+func RunCallNotCompleted(m, callID, status, why string) *Diagnostic {
+	return mk(WRUN009, fmt.Sprintf("the task's call %s to member '%s' ended %s: %s", callID, m, status, why),
+		"mur trace show names every call's outcome; fix the member and run the formation again")
+}

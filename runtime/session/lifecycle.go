@@ -30,6 +30,10 @@ type Result struct {
 	Text string
 	// Err is a failure that ended the session: E-RUN-007.
 	Err error
+	// FailedCalls are the launch task's member calls that did not end
+	// completed, in the order they were accounted for (issue 14): the
+	// answer may stand on them, so mur run names each at the end.
+	FailedCalls []trace.MemberCall
 }
 
 // Stop winds the session down as on a first SIGTERM (SES-8): the running task
@@ -260,6 +264,9 @@ func (s *Session) end() Result {
 	}
 	s.mu.Unlock()
 	s.closeHarness()
+	s.callsMu.Lock()
+	res.FailedCalls = s.failedCalls
+	s.callsMu.Unlock()
 	s.stats.mu.Lock()
 	end := trace.SessionEnd{TotalTurns: s.stats.turns, TotalInputTokens: s.stats.inTokens,
 		TotalOutputTokens: s.stats.outTokens, TotalToolCalls: s.stats.toolCalls, TotalShellCalls: s.stats.shellCalls}

@@ -96,6 +96,10 @@ type Session struct {
 	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
 	peer    *peerfile.Plane // exports.peer_files; nil without it
 
+	launchTask  string             // the launch task's id, "" without one
+	callsMu     sync.Mutex         // guards failedCalls: taken by the trace writer's observer, never around a write
+	failedCalls []trace.MemberCall // the launch task's member calls not ended completed (issue 14)
+
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due
 	noticeSecs  int64      // its margin in seconds
@@ -213,9 +217,11 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 		}
 		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(l.TaskText)}}
 		prov := task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
-		if _, err := s.reg.Submit(prov, msg); err != nil {
+		t, err := s.reg.Submit(prov, msg)
+		if err != nil {
 			return nil, fmt.Errorf("submit the launch task: %w", err)
 		}
+		s.launchTask = string(t.ID)
 	}
 	return s, nil
 }

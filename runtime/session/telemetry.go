@@ -8,6 +8,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/murmur-go/mur/runtime/telemetry"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // flushGrace bounds the span export at session end (OTEL-4): the exporter
@@ -36,7 +37,18 @@ func (s *Session) setupTelemetry() {
 	s.otel = p
 	s.tracer = p.Tracer()
 	s.metrics = telemetry.NewMetrics(s.knownTool, p)
-	s.tr.Observe(s.metrics.Record)
+	s.tr.Observe(s.observe)
+}
+
+// observe is the trace writer's observer: the metrics, and the launch
+// task's member calls that did not complete (Result.FailedCalls).
+func (s *Session) observe(r trace.Record) {
+	s.metrics.Record(r)
+	if mc, ok := r.(trace.MemberCall); ok && mc.Status != "completed" && mc.TaskID != "" && mc.TaskID == s.launchTask {
+		s.callsMu.Lock()
+		s.failedCalls = append(s.failedCalls, mc)
+		s.callsMu.Unlock()
+	}
 }
 
 // waiting tells Progress the loop waits on the model for t.

@@ -40,7 +40,11 @@ func Render(tr *Trace) string {
 		return fmt.Sprintf("  reopen %d  %s: %s", r.ReopenNumber, r.HookName, Cut(r.Reason))
 	}))
 	add("Member calls", each(tr.MemberCalls, func(m trace.MemberCall) string {
-		return fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
+		l := fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
+		if m.Status != "completed" { // issue 14: why, never only that it failed
+			l += "  — " + Cut(m.Output)
+		}
+		return l
 	}))
 	add("Delegations", each(tr.Delegations, func(d trace.Delegation) string {
 		id := "-" // a refusal started no child
@@ -155,6 +159,9 @@ func toolSection(tr *Trace) []string {
 		l := fmt.Sprintf("  turn %d  %s %dms %s", c.Turn, c.ToolName, c.DurationMS, mark)
 		if in := compactJSON(c.Input); in != "" {
 			l += "  " + Cut(in)
+		}
+		if c.Status != "ok" && c.Summary != "" { // issue 14: a failed call's reason
+			l += "  — " + Cut(c.Summary)
 		}
 		lines = append(lines, l)
 	}
