@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/traceview"
@@ -20,18 +23,23 @@ var cmdTrace = &command{
 	run:     runTrace,
 }
 
-const traceUsage = `Usage: mur trace show [<session>] [--workdir <dir>] [--json]
+const traceUsage = `Usage: mur trace show [<session> | <formation>] [--workdir <dir>] [--json] [--follow]
 
 Summarizes one session's trace.jsonl, read from its records directory under
-$MURMUR_HOME/records/<workdir>/. <session> is a full session id, the last 4 or
-more characters of one, @N (the N-th newest session) or a path to a
-trace.jsonl or a session directory; the default is @1. --json prints the
-summary as one JSON document, nothing cut (docs/json.md).`
+$MURMUR_HOME/records/<workdir>/. <session> is a full session id (found from
+any directory), the last 4 or more characters of one, @N (the N-th newest
+session) or a path to a trace.jsonl or a session directory; the default is
+@1. A running session's trace is shown as it is so far, marked live.
+--json prints the summary as one JSON document, nothing cut (docs/json.md).
+--follow prints the session's timeline as its records arrive, until its
+session_end. <formation> (frm_…) lists the formation's member sessions, then
+their records as one timeline, calls between members as → and ← (FCLI-8).`
 
 func runTrace(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("trace show", flag.ContinueOnError)
 	workdir := fs.String("workdir", "", "the `dir` whose records group holds the sessions (default: the current directory)")
 	jsonOut := fs.Bool("json", false, "print the summary as one JSON document (docs/json.md)")
+	follow := fs.Bool("follow", false, "print the session's timeline as records arrive, until its session_end")
 	if len(args) == 0 {
 		return usageError(env, "trace", "missing subcommand: mur trace show")
 	}
@@ -54,6 +62,22 @@ func runTrace(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 1 {
 		arg = pos[0]
 	}
+	if strings.HasPrefix(arg, a2a.PrefixFormation) { // FCLI-8
+		if *jsonOut || *follow {
+			return usageError(env, "trace show", "a formation id takes neither --json nor --follow")
+		}
+		return traceFormation(env, arg)
+	}
+	if *follow {
+		if *jsonOut {
+			return usageError(env, "trace show", "--follow cannot be used with --json")
+		}
+		path, err := tracePath(env, *workdir, arg)
+		if err != nil {
+			return fail(env, "trace show", err)
+		}
+		return followTrace(ctx, env, path)
+	}
 	tr, err := traceShow(env, *workdir, arg)
 	if err != nil {
 		return fail(env, "trace show", err)
@@ -70,27 +94,44 @@ func runTrace(ctx context.Context, env *Env, args []string) int {
 
 // traceShow resolves the session (CLI-9) and reads its trace.
 func traceShow(env *Env, workdir, arg string) (*traceview.Trace, error) {
-	home, err := records.Home(env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if workdir == "" {
-		if workdir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
-	group, err := records.GroupDir(home, workdir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, diag.IONotFound(workdir).WithErr(err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	path, err := records.Resolve(group, arg)
+	path, err := tracePath(env, workdir, arg)
 	if err != nil {
 		return nil, err
 	}
 	return traceview.Read(path)
+}
+
+// tracePath resolves the session (CLI-9) to its trace.jsonl: in the
+// workdir's records group, or — a full session id, issue 14 — wherever it
+// ran.
+func tracePath(env *Env, workdir, arg string) (string, error) {
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		return "", err
+	}
+	byID := workdir == "" && a2a.ValidID(arg, a2a.PrefixSession)
+	if workdir == "" {
+		if workdir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	group, err := records.GroupDir(home, workdir)
+	if err == nil {
+		var path string
+		if path, err = records.Resolve(group, arg); err == nil || !byID {
+			return path, err
+		}
+	}
+	if byID {
+		if dir := records.FindSession(home, arg); dir != "" {
+			return filepath.Join(dir, records.TraceFile), nil
+		}
+		return "", diag.TrcNoMatch(arg)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", diag.IONotFound(workdir).WithErr(err)
+	}
+	return "", err
 }
 
 // parseInterspersed parses flags that may come before, between or after the

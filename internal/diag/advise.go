@@ -54,3 +54,10 @@ func RunCallNotCompleted(m, callID, status, why string) *Diagnostic {
 	return mk(WRUN009, fmt.Sprintf("the task's call %s to member '%s' ended %s: %s", callID, m, status, why),
 		"mur trace show names every call's outcome; fix the member and run the formation again")
 }
+
+// TrcNoFormation is E-TRC-002 for a formation id no member session of
+// which is found under home (FCLI-8).
+func TrcNoFormation(frm, home string) *Diagnostic {
+	return mk(ETRC002, fmt.Sprintf("no member session of formation %s is found under %s", frm, home),
+		"mur ps lists the formations running here; an ended one's sessions stay until retention removes them")
+}

@@ -428,7 +428,8 @@ func TrcAmbiguous(arg string, sessions []string) *Diagnostic {
 	return mk(ETRC002, fmt.Sprintf("'%s' matches %d sessions: %s", arg, len(sessions), strings.Join(sessions, ", ")), hintTraceAddr)
 }
 
-// TrcFormationID is E-TRC-002 for a frm_ id (FCLI-8 is LATER).
+// TrcFormationID is E-TRC-002 for a frm_ id where a session is wanted
+// (records.Resolve; mur trace show reads a formation itself, FCLI-8).
 func TrcFormationID(arg string) *Diagnostic {
 	return mk(ETRC002, fmt.Sprintf("'%s' is a formation id; this build lists member sessions only", arg), hintTraceAddr)
 }

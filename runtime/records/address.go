@@ -19,7 +19,8 @@ const MinSuffix = 4
 // matches are refused, listing them newest first); `@N`, the N-th newest;
 // or a path to a trace.jsonl or a session directory (it holds a "/", ends
 // ".jsonl", or is "." or ".."). "" means "@1". Errors are *diag.Diagnostic:
-// E-TRC-002 for no match, an ambiguous suffix or a frm_ id (FCLI-8 is LATER);
+// E-TRC-002 for no match, an ambiguous suffix or a frm_ id (which names no
+// session: mur trace show takes a formation before it gets here, FCLI-8);
 // E-IO-001 for a path that does not exist; other I/O errors are returned
 // wrapped.
 func Resolve(group, arg string) (string, error) {

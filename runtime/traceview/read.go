@@ -1,6 +1,7 @@
 package traceview
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -28,14 +29,20 @@ type Trace struct {
 	Reopened    []trace.TaskReopened
 	MemberCalls []trace.MemberCall
 	Delegations []trace.Delegation
+	// Live is true for a trace with no session_end yet: a session still
+	// running (or one that ended without writing it). End is then zero and
+	// LastMS is the newest record's timestamp (issue 14).
+	Live            bool
+	StartMS, LastMS int64 // the first and the newest record's timestamps, Unix ms
 }
 
 // Read reads the trace at path strictly (capsule.md CLI-9): every line one
 // JSON object carrying a string event_type, a known record's fields of their
 // types (trace.Line.Record); unknown record types are skipped. Errors are
 // *diag.Diagnostic: E-TRC-001 `<path>:<line>: malformed JSON: <error>`, then
-// `no session_start event found`, then `no session_end event found`;
-// E-IO-001 when the file cannot be read.
+// `no session_start event found`; E-IO-001 when the file cannot be read. A
+// trace without session_end is read as Live (issue 14: a running session's
+// trace is readable), the last line only when it is whole.
 func Read(path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,7 +52,24 @@ func Read(path string) (*Trace, error) {
 		return nil, diag.IOError(path, osReason(err)).WithErr(err)
 	}
 	defer f.Close()
-	return parse(path, f)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, diag.IOError(path, osReason(err)).WithErr(err)
+	}
+	return parse(path, bytes.NewReader(wholeLines(data)))
+}
+
+// wholeLines drops a last line that has no newline yet and is not a record:
+// the writer of a running session is in the middle of it.
+func wholeLines(data []byte) []byte {
+	i := bytes.LastIndexByte(data, '\n')
+	if i == len(data)-1 {
+		return data
+	}
+	if _, err := trace.ParseLine(data[i+1:]); err != nil {
+		return data[:i+1]
+	}
+	return data
 }
 
 func osReason(err error) string {
@@ -67,6 +91,10 @@ func parse(path string, r io.Reader) (*Trace, error) {
 		case err != nil:
 			return nil, diag.IOError(path, osReason(err)).WithErr(err)
 		}
+		if tr.StartMS == 0 {
+			tr.StartMS = l.Timestamp
+		}
+		tr.LastMS = l.Timestamp
 		rec, _, err := l.Record() // readers skip unknown types (capsule.md §6)
 		if err != nil {
 			return nil, diag.TrcMalformed(path, l.Num, err.Error()).WithErr(err)
@@ -107,8 +135,14 @@ func parse(path string, r io.Reader) (*Trace, error) {
 	if !started {
 		return nil, diag.TrcNoSessionStart(path)
 	}
-	if !ended {
-		return nil, diag.TrcNoSessionEnd(path)
+	if tr.Live = !ended; tr.Live {
+		// What session_end will total, so far.
+		tr.End = trace.SessionEnd{ExitStatus: "running", TotalTurns: len(tr.Inferences),
+			TotalToolCalls: len(tr.ToolCalls), TotalShellCalls: len(tr.Shells) + tr.Detached}
+		for _, inf := range tr.Inferences {
+			tr.End.TotalInputTokens += inf.InputTokens
+			tr.End.TotalOutputTokens += inf.OutputTokens
+		}
 	}
 	return tr, nil
 }

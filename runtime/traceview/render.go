@@ -89,8 +89,8 @@ func sessionSection(tr *Trace) []string {
 		labelled("session:", tr.SessionID),
 		labelled("capsule:", s.CapsuleName+" v"+s.CapsuleVersion),
 		labelled("model:", modelOf(s.Model)),
-		labelled("status:", tr.End.ExitStatus),
-		labelled("duration:", Duration(tr.End.DurationMS)),
+		labelled("status:", status(tr)),
+		labelled("duration:", Duration(duration(tr))),
 		labelled("capabilities:", list(s.Capabilities)),
 		labelled("tools:", list(s.ToolsDeclared)),
 	}
@@ -174,4 +174,20 @@ func shellSection(tr *Trace) []string {
 		lines = append(lines, fmt.Sprintf("  turn %d  %s exit %d  %dms  %s", s.Turn, s.Binary, s.ExitCode, s.DurationMS, Cut(s.Command)))
 	}
 	return lines
+}
+
+// status is session_end.exit_status, or for a live trace what it is.
+func status(tr *Trace) string {
+	if tr.Live {
+		return "running (live: no session_end yet)"
+	}
+	return tr.End.ExitStatus
+}
+
+// duration is session_end's, or for a live trace the time its records span.
+func duration(tr *Trace) int64 {
+	if tr.Live {
+		return tr.LastMS - tr.StartMS
+	}
+	return tr.End.DurationMS
 }

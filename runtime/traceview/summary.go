@@ -12,7 +12,8 @@ type Summary struct {
 	CapsuleName    string   `json:"capsule_name"`
 	CapsuleVersion string   `json:"capsule_version"`
 	Model          *string  `json:"model"`  // null: a harness on its own default (process.md HREC-4)
-	Status         string   `json:"status"` // session_end.exit_status
+	Status         string   `json:"status"` // session_end.exit_status; "running" while live
+	Live           bool     `json:"live"`   // no session_end yet (issue 14)
 	DurationMS     int64    `json:"duration_ms"`
 	Capabilities   []string `json:"capabilities"`
 	Tools          []string `json:"tools"`
@@ -65,7 +66,7 @@ type ShellCalls struct {
 func Summarize(tr *Trace) Summary {
 	s, e := tr.Start, tr.End
 	out := Summary{SessionID: tr.SessionID, Trace: tr.Path, CapsuleName: s.CapsuleName, CapsuleVersion: s.CapsuleVersion,
-		Model: s.Model, Status: e.ExitStatus, DurationMS: e.DurationMS, Capabilities: nonNil(s.Capabilities),
+		Model: s.Model, Status: e.ExitStatus, DurationMS: duration(tr), Live: tr.Live, Capabilities: nonNil(s.Capabilities),
 		Tools: nonNil([]string(s.ToolsDeclared)), FormationID: s.FormationID, Turns: e.TotalTurns, MaxTurns: s.MaxTurns,
 		Tokens:     Tokens{Input: e.TotalInputTokens, Output: e.TotalOutputTokens, Total: e.TotalInputTokens + e.TotalOutputTokens},
 		ToolCalls:  ToolCalls{Count: len(tr.ToolCalls), Calls: nonNil(tr.ToolCalls)},

@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/otlptest"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -118,6 +120,31 @@ rules:
 	}
 	if w := find("lead", "wait for answers"); len(w) != 1 || byID[w[0].Parent()].Name != "invoke_agent e2e-lead" {
 		t.Errorf("the lead's wait spans = %v, want one under its task span", w)
+	}
+
+	// FCLI-8: the formation as one timeline, from any directory.
+	cmd := exec.Command(mur, "trace", "show", l.form.FormationID)
+	cmd.Dir, cmd.Env = p.home, p.environ()
+	out, errb, code := testmur.Exec(t, cmd)
+	if code != 0 {
+		t.Fatalf("mur trace show %s = %d: %s", l.form.FormationID, code, errb)
+	}
+	for _, want := range []string{"── Formation " + l.form.FormationID + " (ended) ──", "  lead  entry  " + l.entry.SessionID + "  ok ",
+		"  mid   peer ", "  leaf  peer ", "  lead  → mid  call mcl_", "  mid   → leaf  call mcl_", "  leaf  task ",
+		"  mid   ← leaf  call mcl_", "  lead  ← mid  call mcl_", ": completed ", "  lead  session ended ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mur trace show <frm> lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "  mid   ← leaf") > strings.Index(out, "  lead  ← mid") {
+		t.Errorf("the timeline is not in time order:\n%s", out)
+	}
+	// A session by its full id, from a directory that is not its workdir.
+	_, mses, _, _ := l.peer(t, "mid")
+	cmd = exec.Command(mur, "trace", "show", mses)
+	cmd.Dir, cmd.Env = p.home, p.environ()
+	if out, errb, code := testmur.Exec(t, cmd); code != 0 || !strings.Contains(out, "session:    "+mses) {
+		t.Errorf("mur trace show %s from elsewhere = %d, %s%s", mses, code, out, errb)
 	}
 }
 

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/internal/view"
+	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/traceview"
+)
+
+// followEvery is how often --follow looks for new records: a trace file has
+// no change notice, and a person reading a timeline notices nothing shorter.
+const followEvery = 200 * time.Millisecond
+
+// followTrace is `mur trace show --follow` (issue 14): the trace's timeline
+// so far, then each record as it arrives, until session_end (exit 0) or an
+// interrupt (130).
+func followTrace(ctx context.Context, env *Env, path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(env, "trace show", diag.IONotFound(path).WithErr(err))
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	var partial []byte
+	tick := time.NewTicker(followEvery)
+	defer tick.Stop()
+	out := env.out()
+	for n := 1; ; {
+		b, err := r.ReadBytes('\n')
+		partial = append(partial, b...)
+		if errors.Is(err, io.EOF) {
+			select { // the rest of the line, or the next one, is not written yet
+			case <-ctx.Done():
+				return 130
+			case <-tick.C:
+			}
+			continue
+		}
+		if err != nil {
+			return fail(env, "trace show", diag.IOError(path, err.Error()))
+		}
+		l, perr := trace.ParseLine(bytes.TrimSuffix(partial, []byte("\n")))
+		partial = partial[:0]
+		if perr != nil {
+			return fail(env, "trace show", diag.TrcMalformed(path, n, perr.Error()))
+		}
+		l.Num = n
+		n++
+		if text, ok := traceview.EventOf(l); ok {
+			fmt.Fprintf(out, "%s  %s\n", traceview.Clock(l.Timestamp), text)
+		}
+		if l.EventType == "session_end" {
+			return 0
+		}
+	}
+}
+
+// traceFormation is `mur trace show <frm_id>` (FCLI-8): the formation's
+// member sessions, then their records as one timeline.
+func traceFormation(env *Env, frm string) int {
+	if why := diag.FormationIDFault(frm); why != "" {
+		return fail(env, "trace show", diag.RunNotFormationID(frm, why))
+	}
+	home, err := records.Home(env.Getenv)
+	if err != nil {
+		return fail(env, "trace show", err)
+	}
+	members, live, err := view.Members(home, frm)
+	if err != nil {
+		return fail(env, "trace show", err)
+	}
+	if len(members) == 0 {
+		return fail(env, "trace show", diag.TrcNoFormation(frm, home))
+	}
+	type row struct{ name, ses, role, status, dir string }
+	var rows []row
+	var events []traceview.Event
+	sort.SliceStable(members, func(i, j int) bool { return members[i].Entry && !members[j].Entry })
+	for _, m := range members {
+		path := filepath.Join(m.RecordsDir, records.TraceFile)
+		tr, err := traceview.Read(path)
+		if err != nil {
+			return fail(env, "trace show", err)
+		}
+		name := tr.Start.FormationMember
+		if name == "" {
+			name = tr.Start.CapsuleName
+		}
+		role := "peer"
+		if m.Entry {
+			role = "entry"
+		}
+		rows = append(rows, row{name, tr.SessionID, role, tr.End.ExitStatus, m.RecordsDir})
+		evs, err := memberEvents(path, name)
+		if err != nil {
+			return fail(env, "trace show", err)
+		}
+		events = append(events, evs...)
+	}
+	w := env.out()
+	state := "ended"
+	if live {
+		state = "running"
+	}
+	fmt.Fprintf(w, "── Formation %s (%s) ──\n", frm, state)
+	nw := 0
+	for _, r := range rows {
+		nw = max(nw, len(r.name))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %-5s  %s  %-9s  %s\n", nw, r.name, r.role, r.ses, r.status, r.dir)
+	}
+	fmt.Fprintf(w, "\n── Timeline ──\n%s", traceview.RenderTimeline(events))
+	return 0
+}
+
+// memberEvents reads one member's trace as timeline events.
+func memberEvents(path, member string) ([]traceview.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, diag.IONotFound(path).WithErr(err)
+	}
+	defer f.Close()
+	var out []traceview.Event
+	for l, err := range trace.Lines(f) {
+		if err != nil {
+			break // a live trace's last line may be half written; what came before stands
+		}
+		if text, ok := traceview.EventOf(l); ok {
+			out = append(out, traceview.Event{AtMS: l.Timestamp, Member: member, Text: text})
+		}
+	}
+	return out, nil
+}

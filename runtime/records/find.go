@@ -1,0 +1,34 @@
+package records
+
+import (
+	"io/fs"
+	"path/filepath"
+
+	"github.com/murmur-go/mur/a2a"
+)
+
+// FindSession looks under $MURMUR_HOME home's records for the directory of
+// session ses, whatever workdir it ran in (SES-3: records/<workdir>/<ses>),
+// and returns it, or "" when there is none. It never descends into a
+// session's own directory. `mur trace show <ses_id>` uses it from any
+// directory (issue 14).
+func FindSession(home, ses string) string {
+	if !a2a.ValidID(ses, a2a.PrefixSession) {
+		return ""
+	}
+	var out string
+	_ = filepath.WalkDir(filepath.Join(home, "records"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if d.Name() == ses {
+			out = path
+			return fs.SkipAll
+		}
+		if a2a.ValidID(d.Name(), a2a.PrefixSession) {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out
+}
