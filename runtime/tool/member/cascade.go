@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/a2a"
 )
 
@@ -29,7 +31,7 @@ func (s *callSet) cascade() {
 	var wg sync.WaitGroup
 	for _, c := range live {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timing.Request)
+			ctx, cancel := context.WithTimeout(oteltrace.ContextWithSpan(context.Background(), c.span), s.cfg.Timing.Request) // OTEL-1
 			defer cancel()
 			t, err := c.cl.CancelTask(ctx, a2a.CancelTaskRequest{ID: a2a.TaskID(c.memberTask)})
 			if err != nil || t == nil || t.Status.State != a2a.TaskStateCanceled {
