@@ -60,7 +60,8 @@ func TestTraceShowAddressesCLI9(t *testing.T) {
 		{[]string{"trace", "show", "abc"}, "error[E-TRC-002]: no session matches 'abc'\n" + hint},
 		{[]string{"trace", "show", "@4"}, "error[E-TRC-002]: no session matches '@4'\n" + hint},
 		{[]string{"trace", "show", "0abc"}, "error[E-TRC-002]: '0abc' matches 2 sessions: " + s3 + ", " + s2 + "\n" + hint},
-		{[]string{"trace", "show", "frm_019a1000000070008000000000000001"}, "error[E-TRC-002]: 'frm_019a1000000070008000000000000001' is a formation id; this build lists member sessions only\n" + hint},
+		{[]string{"trace", "show", "frm_019a1000000070008000000000000001"}, "error[E-TRC-002]: no member session of formation frm_019a1000000070008000000000000001 is found under " + e.home +
+			"\n  hint: mur ps lists the formations running here; an ended one's sessions stay until retention removes them\n"},
 	}
 	for _, c := range fails {
 		out, errOut, code := e.run(t, c.args...)
