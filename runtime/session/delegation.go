@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -107,7 +109,12 @@ func (s *Session) reportCompletion(res Result) {
 			c.ResultPath = spawn.ResultPath(s.id)
 		}
 	}
-	if err := link.Report(context.Background(), s.recordsDir, c); err != nil {
+	// OTEL-1: the completion carries the trace context of the task it
+	// completes, so the parent's side of the delegation joins that trace.
+	s.mu.Lock()
+	ctx := oteltrace.ContextWithSpanContext(context.Background(), s.lastSpan)
+	s.mu.Unlock()
+	if err := link.Report(ctx, s.recordsDir, c); err != nil {
 		s.bootstrap(fmt.Sprintf("completion for delegation %s: %v\n", link.DelegationID, err))
 	}
 }

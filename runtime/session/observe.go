@@ -78,14 +78,14 @@ func (t *taskRun) onRetry(turn int) func(driver.Retry) {
 	}
 }
 
-// oneLine is err's text on one line, cut at 300 bytes.
+// oneLine is err's text on one line, cut at 300 characters.
 func oneLine(err error) string {
 	if err == nil {
 		return ""
 	}
 	s := strings.Join(strings.Fields(err.Error()), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
 	}
 	return s
 }

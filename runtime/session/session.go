@@ -96,9 +96,10 @@ type Session struct {
 	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
 	peer    *peerfile.Plane // exports.peer_files; nil without it
 
-	launchTask  string             // the launch task's id, "" without one
-	callsMu     sync.Mutex         // guards failedCalls: taken by the trace writer's observer, never around a write
-	failedCalls []trace.MemberCall // the launch task's member calls not ended completed (issue 14)
+	launchTask  string                // the launch task's id, "" without one
+	lastSpan    oteltrace.SpanContext // the latest task's span (OTEL-1: a delegated child's completion carries it); under mu
+	callsMu     sync.Mutex            // guards failedCalls: taken by the trace writer's observer, never around a write
+	failedCalls []trace.MemberCall    // the launch task's member calls not ended completed (issue 14)
 
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due

@@ -252,6 +252,9 @@ func (t *taskRun) finish(e ending) {
 	t.run.Finish(out)
 	t.writeTaskEnd(e, running)
 	telemetry.EndTask(t.span, e.status, e.reason)
+	s.mu.Lock()
+	s.lastSpan = t.span.SpanContext()
+	s.mu.Unlock()
 	if s.cfg.Results != nil {
 		if _, err := fmt.Fprintf(s.cfg.Results, "%s\n", e.text); err != nil {
 			s.bootstrap(e.text + "\n")

@@ -3,6 +3,8 @@ package telemetry
 import (
 	"context"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -83,7 +85,7 @@ func StartTask(ctx context.Context, tr oteltrace.Tracer, capsule, taskID, origin
 func EndTask(span oteltrace.Span, ending, reason string) {
 	span.SetAttributes(AttrTaskEnding.String(ending))
 	if ending != "ok" {
-		span.SetStatus(codes.Error, firstNonEmpty(reason, ending))
+		span.SetStatus(codes.Error, describe(firstNonEmpty(reason, ending)))
 	}
 	span.End()
 }
@@ -116,7 +118,7 @@ func StartInference(ctx context.Context, tr oteltrace.Tracer, kind, model string
 func EndInference(span oteltrace.Span, in, out int64, stop, cause, reason string) {
 	if cause != "" {
 		span.SetAttributes(semconv.ErrorTypeKey.String(cause), AttrOutcome.String(cause))
-		span.SetStatus(codes.Error, reason)
+		span.SetStatus(codes.Error, describe(reason))
 	} else {
 		span.SetAttributes(semconv.GenAIUsageInputTokens(int(in)), semconv.GenAIUsageOutputTokens(int(out)),
 			semconv.GenAIResponseFinishReasons(stop), AttrOutcome.String("ok"))
@@ -135,7 +137,7 @@ func StartTool(ctx context.Context, tr oteltrace.Tracer, name, callID string) (c
 func EndTool(span oteltrace.Span, status, summary string) {
 	span.SetAttributes(AttrToolStatus.String(status))
 	if status != "ok" {
-		span.SetStatus(codes.Error, summary)
+		span.SetStatus(codes.Error, describe(summary))
 	}
 	span.End()
 }
@@ -155,7 +157,7 @@ func EndMemberCall(span oteltrace.Span, taskID, status, output string) {
 	}
 	span.SetAttributes(AttrCallEnding.String(status))
 	if status != "completed" {
-		span.SetStatus(codes.Error, output)
+		span.SetStatus(codes.Error, describe(output))
 	}
 	span.End()
 }
@@ -170,4 +172,17 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// maxDescription bounds a span status description: the reason, on one
+// line; the trace holds the whole text.
+const maxDescription = 256
+
+// describe is s on one line, cut at maxDescription runes.
+func describe(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= maxDescription {
+		return s
+	}
+	return string([]rune(s)[:maxDescription]) + "…"
 }
