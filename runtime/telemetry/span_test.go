@@ -42,7 +42,7 @@ func TestSpanStatus_OTEL5(t *testing.T) {
 	wants := map[string][]want{
 		"chat gpt-x": {{codes.Unset, "", map[string]string{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
 			"gen_ai.request.model": "gpt-x", "gen_ai.usage.input_tokens": "12", "gen_ai.usage.output_tokens": "3"}}},
-		"chat claude": {{codes.Error, "HTTP 500 three times", map[string]string{"gen_ai.provider.name": "anthropic", "error.type": "driver_error"}}},
+		"chat claude":       {{codes.Error, "HTTP 500 three times", map[string]string{"gen_ai.provider.name": "anthropic", "error.type": "driver_error"}}},
 		"execute_tool bash": {{codes.Error, "bash: exit 2", map[string]string{"gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "call_1", "mur.tool.status": "error"}}},
 		"call-member worker": {
 			{codes.Error, strings.Repeat("x", maxDescription) + "…", map[string]string{"mur.call.ending": "unreachable", "mur.call.task_id": "tsk_9"}},
