@@ -200,9 +200,9 @@ func hostMatches(entry, host string) bool {
 	return false
 }
 
-// ReachesDoors reports whether l reaches a loopback http door at any port:
+// ReachesDoors reports whether a reaches a loopback http door at any port:
 // a bare "localhost" or "127.0.0.1" entry (formations.md CRED-2), which a
 // member needs to call its callees.
-func (l AllowList) ReachesDoors() bool {
-	return l.Allows("http://127.0.0.1:1") && l.Allows("http://127.0.0.1:65535")
+func (a AllowList) ReachesDoors() bool {
+	return a.Allows("http://127.0.0.1:1") && a.Allows("http://127.0.0.1:65535")
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	oteltrace "go.opentelemetry.io/otel/trace"
-
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -83,6 +81,3 @@ func (s *Session) Telemetry() *telemetry.Provider { return s.otel }
 func taskContext(ctx context.Context, traceparent, tracestate string) context.Context {
 	return telemetry.Remote(ctx, traceparent, tracestate)
 }
-
-// spanOf is ctx's span (a no-op span when none).
-func spanOf(ctx context.Context) oteltrace.Span { return oteltrace.SpanFromContext(ctx) }

@@ -64,7 +64,7 @@ func TestSpanStatus_OTEL5(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, a := range s.Attributes {
-			got[string(a.Key)] = a.Value.Emit()
+			got[string(a.Key)] = a.Value.String()
 		}
 		for k, v := range w.attrs {
 			if got[k] != v {
