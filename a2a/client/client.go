@@ -23,6 +23,14 @@ import (
 // traceContext writes W3C trace context headers (OTEL-1).
 var traceContext = propagation.TraceContext{}
 
+// SetTraceContext sets ctx's W3C trace context (traceparent, and tracestate
+// when it has one) on h, as every request of a Client carries it (OTEL-1),
+// for the few requests to a door that are not JSON-RPC calls (a peer-file
+// GET). It sets nothing when ctx holds no valid span context.
+func SetTraceContext(ctx context.Context, h http.Header) {
+	traceContext.Inject(ctx, propagation.HeaderCarrier(h))
+}
+
 // DefaultMaxResponseBytes bounds an answer's body, and each SSE event, when
 // Config.MaxResponseBytes is 0.
 const DefaultMaxResponseBytes = 16 << 20
@@ -154,7 +162,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	// OTEL-1: the calling span's W3C trace context (traceparent, and
 	// tracestate when it has one), so the door parents its task on it; nothing
 	// when ctx holds no valid span context.
-	traceContext.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	SetTraceContext(ctx, req.Header)
 	for k, vs := range cc.header {
 		req.Header[k] = vs
 	}

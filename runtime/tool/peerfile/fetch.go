@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -104,6 +105,7 @@ func (t *fetchTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 		return fail(peerplane.CodeIOError, "the request could not be built", err.Error())
 	}
 	req.Header.Set(peerplane.HeaderAudience, peerplane.Audience(t.cfg.Name, hp))
+	client.SetTraceContext(ctx, req.Header) // OTEL-1: the fetch joins the calling task's trace
 	resp, err := t.cfg.Client.Do(req)
 	if err != nil {
 		why := unwrapURL(err).Error()
