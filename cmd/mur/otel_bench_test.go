@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/otlptest"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // BenchmarkDoorGetTaskOTEL is GetTask throughput through a real `mur run`
@@ -65,7 +66,7 @@ func startDoor(b *testing.B, extra []string) (url, taskID string) {
 	cmd := e.command("--json")
 	cmd.Env = append(cmd.Env, extra...)
 	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
@@ -50,7 +51,7 @@ func TestLiveStatusOnTerminal(t *testing.T) {
 	var pipeOut, pipeErr bytes.Buffer
 	piped.Stdout, piped.Stderr = &pipeOut, &pipeErr
 	piped.Env = append(piped.Env, "TERM=xterm")
-	if err := piped.Start(); err != nil {
+	if err := testmur.Start(piped); err != nil {
 		t.Fatal(err)
 	}
 	<-arrived
@@ -59,7 +60,7 @@ func TestLiveStatusOnTerminal(t *testing.T) {
 	onTTY := newRunEnv(t, files).command("--task", "x")
 	onTTY.Env = append(onTTY.Env, "TERM=xterm")
 	onTTY.Stdout, onTTY.Stderr = pts, pts
-	if err := onTTY.Start(); err != nil {
+	if err := testmur.Start(onTTY); err != nil {
 		t.Fatal(err)
 	}
 	pts.Close()

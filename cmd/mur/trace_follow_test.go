@@ -44,7 +44,7 @@ func TestTraceShowLiveAndFollow(t *testing.T) {
 	}
 	var ferr testmur.Buffer
 	follow.Stderr = &ferr
-	if err := follow.Start(); err != nil {
+	if err := testmur.Start(follow); err != nil {
 		t.Fatal(err)
 	}
 	lines := bufio.NewScanner(out)

@@ -18,7 +18,7 @@ func (p *project) installRaw(t *testing.T, name, manifest, script string) {
 	p.write(t, name+"/script.yaml", script)
 	cmd := exec.Command(mur, "install", name)
 	cmd.Dir, cmd.Env = p.dir, p.environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := testmur.Combined(cmd); err != nil {
 		t.Fatalf("mur install %s: %v\n%s", name, err, out)
 	}
 }
