@@ -72,6 +72,10 @@ type Config struct {
 	// Getenv is the parent's process environment: PATH, HOME, MURMUR_HOME and
 	// the names both capsules' capabilities.env.allow list are read from it.
 	Getenv func(string) string
+	// Pass are names each child gets from Getenv as they are, when set: the
+	// parent's OpenTelemetry variables, so a child's spans go where its
+	// parent's do (issue 14, OTEL-2).
+	Pass []string
 	// NoEnvFile is the parent's --no-env-file, which each child gets too;
 	// otherwise a child loads its project's .env as its parent did
 	// (capsule.md SES-10), so a driver key kept there reaches it.

@@ -165,7 +165,8 @@ func (h *Hub) args(req Request, r store.Resolved, dir string) []string {
 // MURMUR_SPAWNER_LIFELINE, MURMUR_FORMATION_ID in a formation, the names
 // both capsules' env.allow list that the parent holds — and MURMUR_HOME, so
 // the child's records, running record and global store are the parent's
-// (ours: without it a child would write under ~/.murmur).
+// (ours: without it a child would write under ~/.murmur), and the Pass
+// names the parent has set (ours: its OTEL_* variables, issue 14).
 func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	get := h.cfg.Getenv
 	var env []string
@@ -178,8 +179,13 @@ func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	add("HOME", get("HOME"))
 	add("MURMUR_HOME", get("MURMUR_HOME"))
 	add("MURMUR_FORMATION_ID", h.cfg.FormationID)
+	for _, n := range h.cfg.Pass {
+		if !strings.HasPrefix(n, "MURMUR_") {
+			add(n, get(n))
+		}
+	}
 	for _, n := range childEnv {
-		if slices.Contains(envAllow(h.cfg.Parent), n) && !strings.HasPrefix(n, "MURMUR_") {
+		if slices.Contains(envAllow(h.cfg.Parent), n) && !strings.HasPrefix(n, "MURMUR_") && !slices.Contains(h.cfg.Pass, n) {
 			add(n, get(n))
 		}
 	}

@@ -178,3 +178,22 @@ func (p *Provider) ShutdownWithin(grace time.Duration) error {
 	defer cancel()
 	return p.Shutdown(ctx)
 }
+
+// otlpEnv are the OTLP exporter's variable suffixes; each is read as
+// OTEL_EXPORTER_OTLP_<suffix> and OTEL_EXPORTER_OTLP_TRACES_<suffix>.
+var otlpEnv = []string{"ENDPOINT", "HEADERS", "TIMEOUT", "COMPRESSION", "PROTOCOL", "INSECURE",
+	"CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"}
+
+// EnvNames are the standard OTEL_* variables a session's tracing reads: a
+// process that starts another session (a delegated child, DLG-3) passes
+// these on, so the child's spans reach the same receiver and join the same
+// trace (OTEL-1, OTEL-2).
+func EnvNames() []string {
+	names := []string{"OTEL_SDK_DISABLED", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_TRACES_EXPORTER",
+		"OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_BSP_SCHEDULE_DELAY", "OTEL_BSP_EXPORT_TIMEOUT",
+		"OTEL_BSP_MAX_QUEUE_SIZE", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"}
+	for _, s := range otlpEnv {
+		names = append(names, "OTEL_EXPORTER_OTLP_"+s, "OTEL_EXPORTER_OTLP_TRACES_"+s)
+	}
+	return names
+}
