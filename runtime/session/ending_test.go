@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -246,9 +246,7 @@ lifecycle:
   shell_grace_secs: 0
 `), "script_version: 1\nrules: []\n")
 	fifo := filepath.Join(dir, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	l := prepareIn(t, dir, ptr("start it"), nil)
 	command := "read x < go; echo got $x; exit 7"
 	fd := &fakeDriver{reply: func(_ context.Context, n int, req *driver.Request) (*driver.Response, error) {
@@ -310,9 +308,7 @@ lifecycle:
   shell_grace_secs: 0
 `), "script_version: 1\nrules: []\n")
 	fifo := filepath.Join(dir, "pgid")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	pgidCh := make(chan int, 1) // buffered: the reader never blocks on send
 	go func() {
 		b, _ := os.ReadFile(fifo) // until the command has written its group

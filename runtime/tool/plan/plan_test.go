@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -196,9 +196,7 @@ func TestPlanFailStops_PLAN4(t *testing.T) {
 func TestPlanUnsettledReference_PLAN3(t *testing.T) {
 	f := newPlanFix(t)
 	fifo := filepath.Join(f.dir, "a.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	// a waits for c; b reads a's output without depending on it, so a has
 	// not settled when b is dispatched; c runs after b and releases a.
 	res := f.submit(t, context.Background(), `{"id":"p","steps":[
@@ -219,9 +217,7 @@ func TestPlanUnsettledReference_PLAN3(t *testing.T) {
 func TestPlanShellStepsConcurrent_PLAN6(t *testing.T) {
 	f := newPlanFix(t)
 	fifo := filepath.Join(f.dir, "x.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	// Each step blocks until the other opens the pipe: run one after the
 	// other, they would never finish.
 	res := f.submit(t, context.Background(), `{"id":"p","steps":[
@@ -263,9 +259,7 @@ func TestPlanCanceled_PLAN7(t *testing.T) {
 	started := filepath.Join(f.dir, "started.fifo")
 	block := filepath.Join(f.dir, "block.fifo")
 	for _, p := range []string{started, block} {
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testmur.FIFO(t, p)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

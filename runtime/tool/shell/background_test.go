@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
@@ -86,9 +87,7 @@ func TestDetachAndStop_SHELL2_BG1(t *testing.T) {
 func TestWaitReturnsExit_BG1_BG3(t *testing.T) {
 	sh, el := bgShell(t)
 	fifo := filepath.Join(sh.Workdir, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	_, w := detach(t, sh, "read line < "+fifo+"; echo got $line; exit 4")
 	bg := Background(sh.Works)
 	waiting := make(chan struct{})
@@ -119,9 +118,7 @@ func TestWaitReturnsExit_BG1_BG3(t *testing.T) {
 func TestExitUnreturned_SHELL3(t *testing.T) {
 	sh, el := bgShell(t)
 	fifo := filepath.Join(sh.Workdir, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	_, w := detach(t, sh, "read line < "+fifo)
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {

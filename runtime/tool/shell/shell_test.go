@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
@@ -175,9 +176,7 @@ func TestShellCancelKillsGroup_LOOP16(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pidFile := filepath.Join(sh.Workdir, "pid")
 	fifo := filepath.Join(sh.Workdir, "ready")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testmur.FIFO(t, fifo)
 	go func() {
 		// The command signals it runs by opening the fifo; then we cancel.
 		f, err := os.Open(fifo)
