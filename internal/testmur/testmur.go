@@ -40,7 +40,7 @@ func Run(m *testing.M, pkg string, bin *string) int {
 	}
 	defer os.RemoveAll(dir)
 	*bin = filepath.Join(dir, path.Base(pkg))
-	if out, err := exec.Command("go", "build", "-tags", "murtest", "-o", *bin, pkg).CombinedOutput(); err != nil {
+	if out, err := Combined(exec.Command("go", "build", "-tags", "murtest", "-o", *bin, pkg)); err != nil {
 		fmt.Fprintf(os.Stderr, "testmur: build %s: %v\n%s", pkg, err, out)
 		return 1
 	}
