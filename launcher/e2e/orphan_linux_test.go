@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,16 +31,28 @@ type orphanReport struct {
 // TestKilledTestBinaryLeavesNoMur runs this test binary again as a child
 // that starts, through testmur, a serving formation (its launcher and both
 // crew members) and a `mur run --task` whose bash tool sleeps in its own
-// process group, then is SIGKILLed (as go test's timeout or a user's kill
-// -9 would end it, with no cleanup run). Nothing it started outlives it: no
-// process runs the child's mur binary or works under its directory. Before
-// the kill, the same look finds every one of them, so it can see them.
+// process group; then the child dies with none of its cleanups run: it is
+// SIGKILLed (a user's kill -9), or it panics on a goroutine of its own (as
+// go test -timeout ends a hung test binary). Nothing it started outlives it:
+// no process runs the child's mur binary or works under its directory.
+// Before the end, the same look finds every one of them, so it can see them.
 func TestKilledTestBinaryLeavesNoMur(t *testing.T) {
 	if root := os.Getenv(orphanRoot); root != "" {
 		orphanChild(t, root)
 		return
 	}
 	t.Parallel()
+	for _, end := range []string{"kill", "panic"} {
+		t.Run(end, func(t *testing.T) {
+			t.Parallel()
+			orphanParent(t, end)
+		})
+	}
+}
+
+// orphanParent starts the child, ends it as end says, and looks for what
+// it left.
+func orphanParent(t *testing.T, end string) {
 	root := testmur.TempDir(t)
 	child := exec.Command(os.Args[0], "-test.run=^TestKilledTestBinaryLeavesNoMur$")
 	child.Env = append(os.Environ(), orphanRoot+"="+root)
@@ -65,17 +78,24 @@ func TestKilledTestBinaryLeavesNoMur(t *testing.T) {
 		t.Fatalf("the child said %q (%v); stderr:\n%s", line, err, stderr.String())
 	}
 	if dir := filepath.Dir(rep.Mur); strings.HasPrefix(filepath.Base(dir), "mur-test-") {
-		t.Cleanup(func() { os.RemoveAll(dir) }) // the child's TestMain never got to
+		t.Cleanup(func() { os.RemoveAll(dir) }) // the child's TestMain never gets to
 	}
 	seen := survivors(root, rep.Mur)
 	for name, pid := range rep.PIDs {
 		if _, ok := seen[pid]; !ok {
-			t.Errorf("before the kill, %s (pid %d) is not among the child's processes %v", name, pid, seen)
+			t.Errorf("before the end, %s (pid %d) is not among the child's processes %v", name, pid, seen)
 		}
 	}
 
-	_ = child.Process.Kill() // SIGKILL: none of the child's cleanups runs
-	_ = child.Wait()
+	if end == "kill" {
+		_ = child.Process.Kill() // SIGKILL: none of the child's cleanups runs
+	} else if _, err := io.WriteString(stdin, "panic\n"); err != nil {
+		t.Fatal(err)
+	}
+	err = child.Wait()
+	if end == "panic" && !strings.Contains(stderr.String(), "panic: "+orphanPanic) {
+		t.Errorf("the child ended %v without its panic; stderr:\n%s", err, stderr.String())
+	}
 	left := survivors(root, rep.Mur)
 	deadline := time.Now().Add(time.Minute) // a hang guard: each one's orderly end is quick
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -90,8 +110,12 @@ func TestKilledTestBinaryLeavesNoMur(t *testing.T) {
 	}
 }
 
+// orphanPanic is what the child panics with when told to.
+const orphanPanic = "the child test binary ends by a panic, as on go test's timeout"
+
 // orphanChild is the child: it starts the processes, reports them, and
-// waits on stdin, which the parent never closes before it kills it.
+// waits on stdin, which the parent holds open until it has killed it or
+// has written "panic" to it.
 func orphanChild(t *testing.T, root string) {
 	w := &world{home: filepath.Join(root, "home"), dir: filepath.Join(root, "work")}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
@@ -136,7 +160,11 @@ func orphanChild(t *testing.T, root string) {
 		t.Fatal(err)
 	}
 	fmt.Printf("%s\n", b)
-	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent kills this process
+	if cmd, _ := bufio.NewReader(os.Stdin).ReadString('\n'); cmd == "panic\n" {
+		ended := make(chan struct{})
+		go func() { defer close(ended); panic(orphanPanic) }() // unrecovered: the process dies, no cleanup runs
+		<-ended
+	}
 }
 
 // survivors returns every live process that runs the mur binary at mur or
