@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/records"
 )
 
 // retention bounds the project's formation directories by the entry member's
@@ -19,7 +20,7 @@ func (l *launch) retention() {
 	if maxSessions <= 0 && maxAge <= 0 {
 		return // none is removed without trace.retain
 	}
-	root := FormationsDir(l.cfg.Home)
+	root := records.FormationsDir(l.cfg.Home)
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return
@@ -36,7 +37,7 @@ func (l *launch) retention() {
 	}
 	type owned struct {
 		id     string
-		marker Marker
+		marker records.Marker
 	}
 	var mine []owned
 	for _, e := range ents {
@@ -44,9 +45,9 @@ func (l *launch) retention() {
 		if !e.IsDir() || !a2a.ValidID(id, a2a.PrefixFormation) {
 			continue
 		}
-		m, ok := readMarker(filepath.Join(root, id))
-		if !ok || m.ProjectDir != project {
-			continue // no marker, or another project's: never removed
+		m, ok := records.ReadMarker(filepath.Join(root, id))
+		if !ok || m.ProjectDir != project || m.LauncherPID <= 0 {
+			continue // no marker, a partial one or another project's: never removed
 		}
 		mine = append(mine, owned{id, m})
 	}
@@ -63,7 +64,7 @@ func (l *launch) retention() {
 			continue
 		}
 		dir := filepath.Join(root, o.id)
-		group := RecordsGroup(l.cfg.Home, dir)
+		group := records.Group(l.cfg.Home, dir)
 		if err := os.RemoveAll(dir); err != nil {
 			continue
 		}
@@ -78,7 +79,7 @@ func (l *launch) retention() {
 
 // launcherAlive reports whether a marker's launcher still runs (RET-3);
 // without an Alive check every launcher counts as running.
-func (l *launch) launcherAlive(m Marker) bool {
+func (l *launch) launcherAlive(m records.Marker) bool {
 	if m.LauncherPID == l.pid {
 		return false // this launcher made it in an earlier launch only if the pid was reused
 	}

@@ -60,9 +60,10 @@ var rules = map[string][]string{
 	// trace records it counts; no other runtime package.
 	"runtime/telemetry": {"runtime/trace"},
 	// The launcher reaches capsules only by exec, fds and HTTP; it reads
-	// manifests and stores (admission, BIND-1) through the runtime's two
-	// leaf packages for them.
-	"launcher/...":    {"a2a", "a2a/client", "agentcard", "internal/diag", "internal/credential", "runtime/manifest", "runtime/store", "launcher/..."},
+	// manifests and stores (admission, BIND-1) and lays out formation and
+	// records directories (DIR-1, DIR-2, RET-1) through the runtime's leaf
+	// packages for them.
+	"launcher/...":    {"a2a", "a2a/client", "agentcard", "internal/diag", "internal/credential", "runtime/manifest", "runtime/records", "runtime/store", "launcher/..."},
 	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables

@@ -3,7 +3,6 @@ package view
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -24,11 +23,11 @@ type finder struct {
 	kind Kind
 	id   string
 
-	frmDir    string          // $MURMUR_HOME/formations/<frm>
-	peerGroup string          // the peers' records: $MURMUR_HOME/records/<frmDir without "/">
-	project   string          // the entry's workdir (formation.json's project_dir), once known
-	checked   map[string]bool // project-group sessions whose session_start was read
-	sessDir   string          // a session view's records directory, once found
+	frmDir   string          // $MURMUR_HOME/formations/<frm>, symlinks resolved once it exists
+	resolved bool            // frmDir is resolved: its records form, as its members' workdirs are
+	project  string          // the entry's workdir (formation.json's project_dir), once known
+	checked  map[string]bool // project-group sessions whose session_start was read
+	sessDir  string          // a session view's records directory, once found
 }
 
 // found is one member session as discovery sees it now.
@@ -39,18 +38,10 @@ type found struct {
 	rec        *running.Record // its running record while its process runs, else nil
 }
 
-// marker is formation.json (DIR-2).
-type marker struct {
-	ProjectDir    string `json:"project_dir"`
-	LauncherPID   int    `json:"launcher_pid"`
-	LauncherStart string `json:"launcher_start"`
-}
-
 func newFinder(home string, kind Kind, id string) *finder {
 	f := &finder{home: home, kind: kind, id: id, checked: map[string]bool{}}
 	if kind == KindFormation {
-		f.frmDir = filepath.Join(home, "formations", id)
-		f.peerGroup = filepath.Join(home, "records", strings.TrimPrefix(f.frmDir, string(filepath.Separator)))
+		f.frmDir = records.FormationDir(home, id)
 	}
 	return f
 }
@@ -62,6 +53,14 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 	recs, err := running.List(f.home)
 	if err != nil {
 		return nil, nil, false, err
+	}
+	if f.kind == KindFormation && !f.resolved {
+		// A member's workdir and records group are in records form (symlinks
+		// resolved, SES-3): under a linked $MURMUR_HOME the path as written
+		// names neither.
+		if real, err := filepath.EvalSymlinks(f.frmDir); err == nil {
+			f.frmDir, f.resolved = real, true
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range recs {
@@ -81,30 +80,35 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 	}
 	if f.kind == KindSession {
 		if !live && f.sessDir == "" {
-			f.sessDir = findSessionDir(filepath.Join(f.home, "records"), f.id)
+			f.sessDir = findSessionDir(records.Root(f.home), f.id)
 		}
 		if !live && f.sessDir != "" {
 			sessions = append(sessions, found{id: f.id, recordsDir: f.sessDir})
 		}
 		return sessions, nil, live, nil
 	}
-	m := f.readMarker()
-	if m != nil && running.Check(m.LauncherPID, m.LauncherStart) == running.Alive {
-		live = true
+	if m, ok := records.ReadMarker(f.frmDir); ok {
+		if f.project == "" && filepath.IsAbs(m.ProjectDir) {
+			f.project = filepath.Clean(m.ProjectDir) // the entry's workdir (DIR-2)
+		}
+		if running.Check(m.LauncherPID, m.LauncherStart) == running.Alive {
+			live = true
+		}
 	}
+	peerGroup := records.Group(f.home, f.frmDir)
 	peers, _ := os.ReadDir(f.frmDir)
 	for _, p := range peers {
 		if !p.IsDir() {
 			continue
 		}
-		ids, _ := records.Sessions(filepath.Join(f.peerGroup, p.Name()))
+		ids, _ := records.Sessions(filepath.Join(peerGroup, p.Name()))
 		if len(ids) == 0 {
 			starting = append(starting, p.Name())
 		}
 		for _, id := range ids {
 			if !seen[id] {
 				seen[id] = true
-				sessions = append(sessions, found{id: id, recordsDir: filepath.Join(f.peerGroup, p.Name(), id)})
+				sessions = append(sessions, found{id: id, recordsDir: filepath.Join(peerGroup, p.Name(), id)})
 			}
 		}
 	}
@@ -125,28 +129,12 @@ func (f *finder) mine(r *running.Record) bool {
 	return r.FormationID == f.id
 }
 
-// readMarker reads formation.json, learning the project directory from it.
-func (f *finder) readMarker() *marker {
-	b, err := os.ReadFile(filepath.Join(f.frmDir, "formation.json"))
-	if err != nil {
-		return nil
-	}
-	var m marker
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	if f.project == "" && filepath.IsAbs(m.ProjectDir) {
-		f.project = filepath.Clean(m.ProjectDir)
-	}
-	return &m
-}
-
 // projectGroup is the entry's records group (DIR-1), "" while unknown.
 func (f *finder) projectGroup() string {
 	if f.project == "" {
 		return ""
 	}
-	return filepath.Join(f.home, "records", strings.TrimPrefix(f.project, string(filepath.Separator)))
+	return records.Group(f.home, f.project)
 }
 
 // entrySessions lists the project group's sessions whose session_start

@@ -2,11 +2,11 @@ package view
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 )
 
@@ -49,7 +49,7 @@ func Locate(home, arg string) (Target, error) {
 				return Target{KindFormation, arg}, nil
 			}
 		}
-		if _, err := os.Stat(filepath.Join(home, "formations", arg)); err == nil {
+		if _, err := os.Stat(records.FormationDir(home, arg)); err == nil {
 			return Target{KindFormation, arg}, nil
 		}
 		return Target{}, diag.ViewNoFormation(arg, home)
@@ -62,7 +62,7 @@ func Locate(home, arg string) (Target, error) {
 				return Target{KindSession, arg}, nil
 			}
 		}
-		if findSessionDir(filepath.Join(home, "records"), arg) != "" {
+		if findSessionDir(records.Root(home), arg) != "" {
 			return Target{KindSession, arg}, nil
 		}
 		return Target{}, diag.ViewNoSession(arg, home)

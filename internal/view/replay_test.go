@@ -9,6 +9,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/records"
 )
 
 // The studio formation of testdata/studio, recorded by a real run of
@@ -51,7 +52,7 @@ func studioHome(t *testing.T) string {
 		put(filepath.Join(group(filepath.Join(frmDir, m)), ses), m)
 	}
 	put(filepath.Join(group(project), studioPlanner), "planner")
-	marker, _ := json.Marshal(marker{ProjectDir: project, LauncherPID: 0, LauncherStart: ""})
+	marker, _ := json.Marshal(records.Marker{ProjectDir: project, LauncherPID: 0, LauncherStart: ""})
 	if err := os.WriteFile(filepath.Join(frmDir, "formation.json"), marker, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +123,32 @@ func TestTimelineOfStudioTask(t *testing.T) {
 	golden.Check(t, "studio-timeline", indent(t, tl))
 	if _, err := v.m.timeline("planner", "tsk_nope"); err != errNoTask {
 		t.Errorf("timeline of an unknown task: %v, want errNoTask", err)
+	}
+}
+
+// TestReplayUnderLinkedHome: with $MURMUR_HOME reached through a symbolic
+// link, the peers' records are still found where their sessions put them,
+// under the records form of the formation directory (symlinks resolved,
+// capsule.md SES-3, formations.md RET-1), not under the path as written.
+func TestReplayUnderLinkedHome(t *testing.T) {
+	t.Parallel()
+	home := studioHome(t)
+	link := filepath.Join(filepath.Dir(home), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	v, err := New(Config{Home: link, Target: Target{KindFormation, studioFrm}, Token: "tok"})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	v.m.mu.Lock()
+	s := v.m.snapshot()
+	v.m.mu.Unlock()
+	var got []string
+	for _, m := range s.Members {
+		got = append(got, m.Name+" "+m.State)
+	}
+	if strings.Join(got, "; ") != "planner ended; coder ended; reviewer ended" {
+		t.Errorf("members under a linked home = %q, want planner, coder and reviewer, ended", got)
 	}
 }

@@ -46,7 +46,7 @@ func GroupDir(home, workdir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve workdir %s: %w", workdir, err)
 	}
-	return filepath.Join(home, "records", strings.TrimPrefix(wd, string(filepath.Separator))), nil
+	return filepath.Join(Root(home), strings.TrimPrefix(wd, string(filepath.Separator))), nil
 }
 
 // Dir returns session ses's records directory (SES-3). It creates nothing:
