@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,8 +90,7 @@ func runView(ctx context.Context, env *Env, args []string) int {
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/?token=%s", ln.Addr().(*net.TCPAddr).Port, token)
 	if *asJSON {
-		b, _ := json.Marshal(viewLine{ID: target.ID, Kind: target.Kind, PID: os.Getpid(), URL: url})
-		fmt.Fprintf(env.Stdout, "%s\n", b)
+		_ = writeJSON(env.Stdout, viewLine{ID: target.ID, Kind: target.Kind, PID: os.Getpid(), URL: url}) // four plain fields always encode
 	} else {
 		fmt.Fprintf(env.Stdout, "view:     %s\nshowing:  %s %s\n", url, target.Kind, target.ID)
 	}
