@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -80,7 +79,7 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 	}
 	if f.kind == KindSession {
 		if !live && f.sessDir == "" {
-			f.sessDir = findSessionDir(records.Root(f.home), f.id)
+			f.sessDir = records.FindSession(f.home, f.id)
 		}
 		if !live && f.sessDir != "" {
 			sessions = append(sessions, found{id: f.id, recordsDir: f.sessDir})
@@ -200,27 +199,6 @@ func firstFormationID(path string) (frm string, complete bool) {
 		return "", true
 	}
 	return ss.FormationID, true
-}
-
-// findSessionDir looks under the records root for the directory named by
-// session id ses (SES-3: <records>/<workdir>/<ses>), or "". It does not
-// descend into other sessions' directories.
-func findSessionDir(root, ses string) string {
-	var out string
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		if d.Name() == ses {
-			out = path
-			return fs.SkipAll
-		}
-		if a2a.ValidID(d.Name(), a2a.PrefixSession) {
-			return fs.SkipDir
-		}
-		return nil
-	})
-	return out
 }
 
 // within reports whether path is dir or lies under it.

@@ -62,7 +62,7 @@ func Locate(home, arg string) (Target, error) {
 				return Target{KindSession, arg}, nil
 			}
 		}
-		if findSessionDir(records.Root(home), arg) != "" {
+		if records.FindSession(home, arg) != "" {
 			return Target{KindSession, arg}, nil
 		}
 		return Target{}, diag.ViewNoSession(arg, home)

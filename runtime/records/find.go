@@ -11,13 +11,13 @@ import (
 // session ses, whatever workdir it ran in (SES-3: records/<workdir>/<ses>),
 // and returns it, or "" when there is none. It never descends into a
 // session's own directory. `mur trace show <ses_id>` uses it from any
-// directory (issue 14).
+// directory (issue 14), and `mur view <ses_id>` for an ended session.
 func FindSession(home, ses string) string {
 	if !a2a.ValidID(ses, a2a.PrefixSession) {
 		return ""
 	}
 	var out string
-	_ = filepath.WalkDir(filepath.Join(home, "records"), func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(Root(home), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
