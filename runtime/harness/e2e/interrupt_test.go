@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// TestDeadlineInterrupts is PROC-16 for the session deadline: a harness
+// still thinking when --deadline passes is interrupted with SIGTERM to its
+// group, and the task ends canceled in phase inference, nothing left.
+func TestDeadlineInterrupts(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[{"spawn":30},{"sleep":"30s"},{"answer":"never"}]}]}`)
+	cmd := c.command("run", "--json", "--deadline", "2s", "--task", "think")
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	noneLeft(t, cmd.Process.Pid)
+	var r readiness
+	if first, _, _ := strings.Cut(stdout, "\n"); json.Unmarshal([]byte(first), &r) != nil {
+		t.Fatalf("mur run = %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if res := result(t, r); code != 1 || res != "canceled: deadline" || !strings.Contains(stderr, "error[E-RUN-040]: the task ended canceled: deadline\n") {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	only[trace.DeadlineReached](t, recs)
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
+		t.Errorf("harness_exit = %+v, want interrupted by SIGTERM", ex)
+	}
+	if tc := only[trace.TaskCanceled](t, recs); tc.Phase != "inference" {
+		t.Errorf("task_canceled = %+v, want phase inference (LOOP-16)", tc)
+	}
+	spawned(t, c)
+}
+
+// TestSignalInterrupts is PROC-16 for mur's own SIGTERM: the session ends
+// its running harness task by interrupting the harness, and nothing the
+// run started outlives mur.
+func TestSignalInterrupts(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
+		{"steps":[{"spawn":30},{"tool":{"name":"sh","args":{"command":"echo started > started.fifo"}}},{"sleep":"30s"},{"answer":"never"}]}]}`)
+	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
+	testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
+	s := c.serve(t)
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("think")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
+	s.stop(t) // SIGTERM to mur, then proves nothing is left
+	spawned(t, c)
+	recs := records(t, s.r.RecordsDir)
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
+		t.Errorf("harness_exit = %+v, want interrupted by SIGTERM", ex)
+	}
+	// The phase is inference or, when the signal beat the bridged call's
+	// return, that call's turn: the fifo is read before the call answers.
+	only[trace.TaskCanceled](t, recs)
+	only[trace.SessionEnd](t, recs)
+}
