@@ -40,31 +40,54 @@ func TestDeadlineInterrupts(t *testing.T) {
 	spawned(t, c)
 }
 
-// TestSignalInterrupts is PROC-16 for mur's own SIGTERM: the session ends
-// its running harness task by interrupting the harness, and nothing the
-// run started outlives mur.
-func TestSignalInterrupts(t *testing.T) {
+// TestStopInterrupts is PROC-16 for mur's own SIGTERM and for the door's
+// session/stop: the session ends its running harness task by interrupting
+// the harness, and nothing the run started outlives the task (session/stop)
+// or mur (SIGTERM).
+func TestStopInterrupts(t *testing.T) {
 	t.Parallel()
-	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
-		{"steps":[{"spawn":30},{"tool":{"name":"sh","args":{"command":"echo started > started.fifo"}}},{"sleep":"30s"},{"answer":"never"}]}]}`)
-	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
-	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
-	testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
-	s := c.serve(t)
-	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
-		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("think")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
-	if err != nil {
-		t.Fatal(err)
+	for _, how := range []string{"SIGTERM", "session/stop"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
+				{"steps":[{"spawn":30},{"tool":{"name":"sh","args":{"command":"echo started > started.fifo"}}},{"sleep":"30s"},{"answer":"never"}]},
+				{"steps":[{"answer":"after the stop"}]}]}`)
+			man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+			c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
+			testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
+			s := c.serve(t)
+			res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+				Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("think")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
+			if how == "SIGTERM" {
+				s.stop(t) // SIGTERM to mur, then proves nothing is left
+			} else {
+				// session/stop cancels the task and leaves the process
+				// serving (METH-STOP-1). The door shows CANCELED at once; the
+				// next task in the queue runs once the canceled one has
+				// ended, so by its answer the first run is gone, mur not.
+				if st, err := s.cl.StopSession(context.Background()); err != nil || len(st.Canceled) != 1 || st.Canceled[0] != res.Task.ID {
+					t.Fatalf("session/stop = %+v, %v", st, err)
+				}
+				if next, err := s.send(t, "", "next"); err != nil || next.Status.State != a2a.TaskStateCompleted {
+					t.Fatalf("the task after session/stop = %+v, %v", next, err)
+				}
+				onlyMur(t, s)
+				s.stop(t)
+			}
+			spawned(t, c)
+			recs := records(t, s.r.RecordsDir)
+			if ex := of[trace.HarnessExit](t, recs); ex[0].Cause != "interrupted" || ex[0].Signal == nil || *ex[0].Signal != "SIGTERM" {
+				t.Errorf("harness_exit = %+v, want interrupted by SIGTERM", ex[0])
+			}
+			// The phase is inference or, when the stop beat the bridged
+			// call's return, that call's turn: the fifo is read before the
+			// call answers.
+			only[trace.TaskCanceled](t, recs)
+			only[trace.SessionEnd](t, recs)
+		})
 	}
-	s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
-	s.stop(t) // SIGTERM to mur, then proves nothing is left
-	spawned(t, c)
-	recs := records(t, s.r.RecordsDir)
-	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
-		t.Errorf("harness_exit = %+v, want interrupted by SIGTERM", ex)
-	}
-	// The phase is inference or, when the signal beat the bridged call's
-	// return, that call's turn: the fifo is read before the call answers.
-	only[trace.TaskCanceled](t, recs)
-	only[trace.SessionEnd](t, recs)
 }
