@@ -19,12 +19,14 @@ import (
 // compared with a golden file. A document is checked to be exactly one
 // compact line; the golden holds it indented (json.Indent keeps the field
 // order), with what differs between runs replaced: paths, ids, ports,
-// times, pids, durations and token estimates (the prompt holds paths).
+// times, pids, durations and token estimates (the prompt holds paths), and
+// in a trace's records the digests of what was sent (they hold ids).
 
 var (
 	jsonID       = regexp.MustCompile(`\b(ses|frm|tsk|ctx|evt|msg|wrk|mcl)_[0-9a-f]{32}\b`)
 	jsonPort     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	jsonTime     = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	jsonSHA      = regexp.MustCompile(`"[0-9a-f]{64}"`)
 	jsonVolatile = regexp.MustCompile(`"(duration_ms|avg_ms|uptime_secs|pid|input_bytes|output_bytes|stdout_bytes|stderr_bytes|input|output|total|input_tokens|output_tokens)": \d+`)
 )
 
@@ -70,6 +72,9 @@ func jsonGolden(t *testing.T, name, out string, paths map[string]string) {
 	})
 	s = jsonPort.ReplaceAllString(s, "127.0.0.1:PORT")
 	s = jsonTime.ReplaceAllString(s, "TIME")
+	if name == "trace-show" {
+		s = jsonSHA.ReplaceAllString(s, `"SHA256"`)
+	}
 	s = jsonVolatile.ReplaceAllString(s, `"$1": 0`)
 	golden.Check(t, "json-"+name, s)
 }

@@ -52,7 +52,8 @@ func TestNoExportNoConnection_OTEL2(t *testing.T) {
 
 // TestRetryVisible: a retried inference attempt writes driver_retry
 // (cause, attempt, wait) and, under -v, one line on stderr; without -v,
-// stderr says nothing of it.
+// stderr says nothing of it. The inference record's duration_ms holds the
+// whole call, waits included.
 func TestRetryVisible(t *testing.T) {
 	t.Parallel()
 	for _, verbose := range []bool{true, false} {
@@ -78,6 +79,10 @@ func TestRetryVisible(t *testing.T) {
 		if len(rs) != 2 || rs[0].Cause != "rate_limited" || rs[0].Attempt != 1 || rs[0].Status == nil || *rs[0].Status != 429 ||
 			rs[1].Cause != "server_error" || rs[1].Attempt != 2 || rs[1].WaitMS != 2000 || rs[0].Driver != "openai" {
 			t.Fatalf("driver_retry records = %+v", rs)
+		}
+		// The call's inference record times it, the retries' waits included.
+		if inf := tracetest.OfType[trace.Inference](t, recs); len(inf) != 1 || inf[0].DurationMS < rs[0].WaitMS+rs[1].WaitMS {
+			t.Errorf("inference records = %+v, want one whose duration_ms covers the waits (%d ms)", inf, rs[0].WaitMS+rs[1].WaitMS)
 		}
 		lines := strings.Count(stderr, "inference attempt")
 		switch {

@@ -26,7 +26,8 @@ type Inference struct {
 	OutputTokens       int64   `json:"output_tokens"`
 	Decision           string  `json:"decision"` // tool_call | end_turn | text
 	StopReason         string  `json:"stop_reason"`
-	ToolName           *string `json:"tool_name"` // the first requested, or null
+	ToolName           *string `json:"tool_name"`   // the first requested, or null
+	DurationMS         int64   `json:"duration_ms"` // the driver call, retries and waits included (ours, issue 14)
 	InputTokensActual  *int64  `json:"input_tokens_actual,omitempty"`
 	OutputTokensActual *int64  `json:"output_tokens_actual,omitempty"`
 	CachedTokens       *int64  `json:"cached_tokens,omitempty"`

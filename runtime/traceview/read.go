@@ -29,11 +29,18 @@ type Trace struct {
 	Reopened    []trace.TaskReopened
 	MemberCalls []trace.MemberCall
 	Delegations []trace.Delegation
+	// Input holds input_request, input_reply and input_timeout records in
+	// file order; PeerFiles peer_handle_mint, peer_handle_redeem and
+	// peer_file_fetch records (issue 14).
+	Input     Input
+	PeerFiles PeerFiles
 	// Live is true for a trace with no session_end yet: a session still
 	// running (or one that ended without writing it). End is then zero and
 	// LastMS is the newest record's timestamp (issue 14).
 	Live            bool
 	StartMS, LastMS int64 // the first and the newest record's timestamps, Unix ms
+
+	inputOrder, peerOrder []trace.Record // Input's and PeerFiles' records, in file order
 }
 
 // Read reads the trace at path strictly (capsule.md CLI-9): every line one
@@ -130,6 +137,24 @@ func parse(path string, r io.Reader) (*Trace, error) {
 			tr.MemberCalls = append(tr.MemberCalls, r)
 		case trace.Delegation:
 			tr.Delegations = append(tr.Delegations, r)
+		case trace.InputRequest:
+			tr.Input.Requests = append(tr.Input.Requests, r)
+			tr.inputOrder = append(tr.inputOrder, r)
+		case trace.InputReply:
+			tr.Input.Replies = append(tr.Input.Replies, r)
+			tr.inputOrder = append(tr.inputOrder, r)
+		case trace.InputTimeout:
+			tr.Input.Timeouts = append(tr.Input.Timeouts, r)
+			tr.inputOrder = append(tr.inputOrder, r)
+		case trace.PeerHandleMint:
+			tr.PeerFiles.Mints = append(tr.PeerFiles.Mints, r)
+			tr.peerOrder = append(tr.peerOrder, r)
+		case trace.PeerHandleRedeem:
+			tr.PeerFiles.Redeems = append(tr.PeerFiles.Redeems, r)
+			tr.peerOrder = append(tr.peerOrder, r)
+		case trace.PeerFileFetch:
+			tr.PeerFiles.Fetches = append(tr.PeerFiles.Fetches, r)
+			tr.peerOrder = append(tr.peerOrder, r)
 		}
 	}
 	if !started {

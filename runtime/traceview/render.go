@@ -10,14 +10,15 @@ import (
 
 // Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
 // Session, Turns, Tokens, Tool calls and Shell calls always; Failed,
-// Cancelled, Rejected, Reopens, Member calls and Delegations (ours, tools.md
-// DLG-9) when such records exist;
+// Cancelled, Rejected, Reopens, Member calls, Delegations (ours, tools.md
+// DLG-9), Input (request-input's questions, input.md INP-10) and Peer files
+// (PFILE-6) when such records exist;
 // Tasks when the session ran more than one task. Sections are separated by a
 // blank line; the text ends with a newline.
 func Render(tr *Trace) string {
 	sections := [][]string{
 		sessionSection(tr),
-		{header("Turns"), labelled("count:", fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns))},
+		turnsSection(tr),
 		tokensSection(tr),
 		toolSection(tr),
 		shellSection(tr),
@@ -53,6 +54,8 @@ func Render(tr *Trace) string {
 		}
 		return fmt.Sprintf("  %s  %s@%s  %s  %s", id, d.Capsule, d.Version, d.Outcome, Duration(d.DurationMS))
 	}))
+	add("Input", inputLines(tr))
+	add("Peer files", peerLines(tr))
 	if len(tr.TaskEnds) > 1 {
 		var lines []string
 		for i, te := range tr.TaskEnds {
@@ -107,6 +110,16 @@ func modelOf(m *string) string {
 		return "none"
 	}
 	return *m
+}
+
+// turnsSection is the turn count and, when the inference records carry
+// duration_ms, the model's latency (issue 14).
+func turnsSection(tr *Trace) []string {
+	lines := []string{header("Turns"), labelled("count:", fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns))}
+	if l := latency(tr); l != "" {
+		lines = append(lines, labelled("latency:", l))
+	}
+	return lines
 }
 
 func tokensSection(tr *Trace) []string {

@@ -31,6 +31,9 @@ type Summary struct {
 	MemberCalls []trace.MemberCall   `json:"member_calls"`
 	Delegations []trace.Delegation   `json:"delegations"`
 	Tasks       []trace.TaskEnd      `json:"tasks"`
+	Inferences  []trace.Inference    `json:"inferences"`
+	Input       Input                `json:"input"`
+	PeerFiles   PeerFiles            `json:"peer_files"`
 }
 
 // Tokens are the session's token counts: the runtime's estimates (DRV-8)
@@ -72,7 +75,10 @@ func Summarize(tr *Trace) Summary {
 		ToolCalls:  ToolCalls{Count: len(tr.ToolCalls), Calls: nonNil(tr.ToolCalls)},
 		ShellCalls: ShellCalls{Count: len(tr.Shells) + tr.Detached, Calls: nonNil(tr.Shells)},
 		Failed:     nonNil(tr.Failed), Canceled: nonNil(tr.Canceled), Rejected: nonNil(tr.Rejected),
-		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Delegations: nonNil(tr.Delegations), Tasks: nonNil(tr.TaskEnds)}
+		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Delegations: nonNil(tr.Delegations), Tasks: nonNil(tr.TaskEnds),
+		Inferences: nonNil(tr.Inferences),
+		Input:      Input{Requests: nonNil(tr.Input.Requests), Replies: nonNil(tr.Input.Replies), Timeouts: nonNil(tr.Input.Timeouts)},
+		PeerFiles:  PeerFiles{Mints: nonNil(tr.PeerFiles.Mints), Redeems: nonNil(tr.PeerFiles.Redeems), Fetches: nonNil(tr.PeerFiles.Fetches)}}
 	for _, inf := range tr.Inferences {
 		add(&out.Tokens.ProviderInput, inf.InputTokensActual)
 		add(&out.Tokens.ProviderOutput, inf.OutputTokensActual)
