@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,5 +195,47 @@ func TestDoneCheckByResume(t *testing.T) {
 	}
 	if ro := only[trace.TaskReopened](t, recs); ro.HookName != "done_check" || ro.ReopenNumber != 1 {
 		t.Errorf("task_reopened = %+v", ro)
+	}
+}
+
+// TestStatusAcrossRuns is PROC-19: session-status in a task's third run
+// sums the tokens the runs reported, counts the run that reported none,
+// turns used are the harness's closed turns, and context and the spend
+// ceilings are what a harness leaves mur unable to know.
+func TestStatusAcrossRuns(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "lifecycle:\n  keep_working: {limit: 2}\n", `{"runs":[
+		{"steps":[{"answer":"first","usage":{"input":10,"output":5,"cached":2,"cache_write":1}}]},
+		{"steps":[{"answer":"second"}]},
+		{"steps":[{"tool":{"name":"session-status","args":{}}},{"answer":"third","usage":{"input":1,"output":1}}]}]}`)
+	r, _, stderr, code := c.run(t, "go")
+	if res := result(t, r); code != 0 || res != "third" {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	tc := only[trace.ToolCall](t, records(t, r.RecordsDir))
+	var st struct {
+		Turns struct {
+			Used int `json:"used"`
+			Cap  any `json:"cap"`
+		} `json:"turns"`
+		Context any            `json:"context"`
+		Quota   any            `json:"quota"`
+		Tokens  map[string]any `json:"tokens"`
+		Spend   map[string]any `json:"spend"`
+	}
+	body := unfence(t, *tc.Output)
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatalf("session-status %q: %v", body, err)
+	}
+	if st.Turns.Used != 2 || st.Turns.Cap != float64(10) || st.Context != "unknown" || st.Quota != nil {
+		t.Errorf("session-status turns, context, quota: %s", body)
+	}
+	tok := st.Tokens
+	if tok["input"] != float64(10) || tok["output"] != float64(5) || tok["cached"] != float64(2) || tok["cache_write"] != float64(1) ||
+		tok["unreported_calls"] != float64(1) {
+		t.Errorf("session-status tokens = %v (%s)", tok, body)
+	}
+	if st.Spend["tokens"] != float64(15) || st.Spend["ceiling"] != "none" || st.Spend["machine"] != "none" {
+		t.Errorf("session-status spend = %v (%s)", st.Spend, body)
 	}
 }
