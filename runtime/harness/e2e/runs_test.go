@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -88,6 +89,36 @@ func TestMaxTurns(t *testing.T) {
 		if tc.Turn == 1 && tc.Status == "ok" {
 			t.Errorf("the max_turns-th turn's call ran: %+v", tc)
 		}
+	}
+}
+
+// TestMaxTurnsBridgedCall is PROC-14's last case and BRG-7: a bridged
+// call the stream never showed is attributed, after BRG-6's 5 s wait, to
+// the newest turn — the max_turns-th, opened by a text-only message — and
+// refused with BRG-7's text, nothing run, and the run interrupted (whether
+// the harness reads the refusal before its SIGTERM is not fixed).
+func TestMaxTurnsBridgedCall(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "  max_turns: 2\n", "", `{"runs":[{"steps":[
+		{"tool":{"name":"echo","args":{"command":"one"}}},
+		{"raw":"{\"type\":\"assistant\",\"message\":{\"id\":\"msg_text_only\",\"content\":[{\"type\":\"text\",\"text\":\"and now\"}]}}"},
+		{"tool":{"name":"echo","args":{"command":"two"},"no_event":true}},
+		{"sleep":"30s"}]}]}`)
+	r, _, stderr, code := c.run(t, "loop")
+	if res := result(t, r); code != 1 || res != "stopped: inference.max_turns (2) reached before the task finished" {
+		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	tcs := of[trace.ToolCall](t, recs)
+	want := bridge.RefusalMaxTurns("echo", 2)
+	if len(tcs) != 2 || tcs[0].Status != "ok" || tcs[1].Turn != 1 || tcs[1].Status != "error" || *tcs[1].Output != want {
+		t.Fatalf("tool_call = %+v", tcs)
+	}
+	if len(of[trace.Shell](t, recs)) != 1 {
+		t.Error("the refused call ran a command")
+	}
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" {
+		t.Errorf("harness_exit = %+v, want interrupted", ex)
 	}
 }
 
