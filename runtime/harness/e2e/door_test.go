@@ -34,7 +34,13 @@ type sleeping struct {
 // serve starts mur run --json without a task and reads its readiness line.
 func (c *hcap) serve(t *testing.T) *sleeping {
 	t.Helper()
-	s := &sleeping{cmd: c.command("run", "--json"), done: make(chan error, 1)}
+	return c.serveWith(t)
+}
+
+// serveWith is serve with more flags for mur run.
+func (c *hcap) serveWith(t *testing.T, flags ...string) *sleeping {
+	t.Helper()
+	s := &sleeping{cmd: c.command(append([]string{"run", "--json"}, flags...)...), done: make(chan error, 1)}
 	s.cmd.Stderr = &s.stderr
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,21 +14,27 @@ import (
 
 // TestDeadlineInterrupts is PROC-16 for the session deadline: a harness
 // still thinking when --deadline passes is interrupted with SIGTERM to its
-// group, and the task ends canceled in phase inference, nothing left.
+// group, and the task ends canceled in phase inference, nothing left. The
+// session serves, so the deadline's window is not spent on the launch
+// task's start: the harness has shown it runs (the fifo) well before it.
 func TestDeadlineInterrupts(t *testing.T) {
 	t.Parallel()
-	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[{"spawn":30},{"sleep":"30s"},{"answer":"never"}]}]}`)
-	cmd := c.command("run", "--json", "--deadline", "2s", "--task", "think")
-	stdout, stderr, code := testmur.Exec(t, cmd)
-	noneLeft(t, cmd.Process.Pid)
-	var r readiness
-	if first, _, _ := strings.Cut(stdout, "\n"); json.Unmarshal([]byte(first), &r) != nil {
-		t.Fatalf("mur run = %d, stdout %q, stderr %s", code, stdout, stderr)
+	c := newCap(t, "claude", "", "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", `{"runs":[
+		{"steps":[{"spawn":30},{"tool":{"name":"sh","args":{"command":"echo started > started.fifo"}}},{"sleep":"60s"},{"answer":"never"}]}]}`)
+	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
+	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
+	testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
+	s := c.serveWith(t, "--deadline", "15s")
+	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
+		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("think")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if res := result(t, r); code != 1 || res != "canceled: deadline" || !strings.Contains(stderr, "error[E-RUN-040]: the task ended canceled: deadline\n") {
-		t.Fatalf("mur run = %d, result %q, stderr %s", code, res, stderr)
-	}
-	recs := records(t, r.RecordsDir)
+	s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
+	<-s.done // the deadline ends the session
+	noneLeft(t, s.cmd.Process.Pid)
+	spawned(t, c)
+	recs := records(t, s.r.RecordsDir)
 	only[trace.DeadlineReached](t, recs)
 	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "interrupted" || ex.Signal == nil || *ex.Signal != "SIGTERM" {
 		t.Errorf("harness_exit = %+v, want interrupted by SIGTERM", ex)
@@ -37,7 +42,9 @@ func TestDeadlineInterrupts(t *testing.T) {
 	if tc := only[trace.TaskCanceled](t, recs); tc.Phase != "inference" {
 		t.Errorf("task_canceled = %+v, want phase inference (LOOP-16)", tc)
 	}
-	spawned(t, c)
+	if !strings.Contains(s.stderr.String(), "error[E-RUN-040]: the task ended canceled: deadline\n") {
+		t.Errorf("stderr = %q, want E-RUN-040", s.stderr.String())
+	}
 }
 
 // TestStopInterrupts is PROC-16 for mur's own SIGTERM and for the door's
