@@ -19,11 +19,9 @@ type delegation struct {
 	start                time.Time
 	child                *spawn.Child
 
-	out       bool // started: its goroutine waits for the outcome
-	ended     bool
-	accounted bool
-	outcome   spawn.Outcome
-	reason    string // the delegation record's reason, "" for none
+	tool.Piece // Out once started: its goroutine waits for the outcome
+	outcome    spawn.Outcome
+	reason     string // the delegation record's reason, "" for none
 }
 
 // set is one task's delegations: the tool.Waiter the loop waits on beside
@@ -78,7 +76,7 @@ func (s *set) drop(d *delegation) {
 func (s *set) started(ctx context.Context, d *delegation, c *spawn.Child) {
 	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.mu.Lock()
-	d.child, d.out = c, true
+	d.child, d.Out = c, true
 	if s.abandoned {
 		stop()
 	}
@@ -115,7 +113,7 @@ func (s *set) watch(ctx context.Context, d *delegation) {
 		reason = o.Reason // terminated by another path first (the session ending)
 	}
 	s.mu.Lock()
-	d.ended, d.outcome, d.reason = true, o, reason
+	d.Ended, d.outcome, d.reason = true, o, reason
 	s.mu.Unlock()
 	s.ts.Signal()
 }
@@ -124,37 +122,21 @@ func (s *set) watch(ctx context.Context, d *delegation) {
 func (s *set) Outstanding() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, d := range s.dels {
-		if d.out && !d.ended {
-			n++
-		}
-	}
-	return n
+	return tool.Outstanding(s.dels)
 }
 
 // Ready reports whether an outcome arrived and waits to be delivered.
 func (s *set) Ready() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, d := range s.dels {
-		if d.ended && !d.accounted {
-			return true
-		}
-	}
-	return false
+	return tool.AnyArrived(s.dels)
 }
 
 // Phase is LOOP-16's phase of a cancel while the task waits on delegations.
 func (s *set) Phase() string { return "delegation" }
 
 // WaitingText is RND-1's status part; "" when nothing is out.
-func (s *set) WaitingText() string {
-	if n := s.Outstanding(); n > 0 {
-		return waitingText(n)
-	}
-	return ""
-}
+func (s *set) WaitingText() string { return tool.WaitingText(s.Outstanding(), waitingText) }
 
 // Deliver hands every arrived outcome to the continuation, in id order
 // (RND-2, DLG-8), each with its delegation record.
@@ -163,10 +145,10 @@ func (s *set) Deliver() tool.Delivery {
 	defer s.mu.Unlock()
 	dv := tool.Delivery{Field: tool.FieldDelegations}
 	for _, d := range s.dels {
-		if !d.ended || d.accounted {
+		if !d.Arrived() {
 			continue
 		}
-		d.accounted = true
+		d.Accounted = true
 		dv.Blocks = append(dv.Blocks, block(d.id, d.capsule, d.version, d.outcome))
 		dv.IDs = append(dv.IDs, d.id)
 		dv.Records = append(dv.Records, s.record(d))
@@ -194,10 +176,10 @@ func (s *set) Abandon() []tool.Rec {
 	why := unwaitedReason(s.ts.Ending())
 	var recs []tool.Rec
 	for _, d := range s.dels {
-		if !d.ended || d.accounted {
+		if !d.Arrived() {
 			continue
 		}
-		d.accounted = true
+		d.Accounted = true
 		if d.reason == "" {
 			d.reason = why // arrived, never read: say why
 		}

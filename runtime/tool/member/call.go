@@ -63,7 +63,7 @@ func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
 		}
 	}
 	s.mu.Lock()
-	c.out = true
+	c.Out = true
 	s.mu.Unlock()
 	res := tool.Result{Status: tool.Passed, Records: recs}
 	if a.kind == offerBusy {

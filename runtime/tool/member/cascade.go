@@ -22,7 +22,7 @@ func (s *callSet) cascade() {
 	s.mu.Lock()
 	var live []*call
 	for _, c := range s.calls {
-		if c.ended && !c.accounted && c.memberTask != "" && !c.canceled && c.cl != nil && mayBeLive(c.end.status) {
+		if c.Arrived() && c.memberTask != "" && !c.canceled && c.cl != nil && mayBeLive(c.end.status) {
 			c.canceled = true
 			live = append(live, c)
 		}

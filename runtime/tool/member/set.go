@@ -24,12 +24,10 @@ type call struct {
 	cl               *client.Client
 	span             oteltrace.Span // the call's A2A client span (OTEL-5): every request carries it
 
-	out        bool   // outstanding: its goroutine offers or polls
+	tool.Piece        // Out while its goroutine offers or polls
 	memberTask string // the member's task id once held
 	offers     int    // offers sent so far
-	ended      bool
-	arrival    int // arrival order, from 1
-	accounted  bool
+	arrival    int    // arrival order, from 1
 	end        ending
 	canceled   bool // a CancelTask was sent for memberTask (CALL-9, cascade)
 	cascaded   bool // cancel: cascade canceled memberTask (member_call cascade_canceled)
@@ -119,8 +117,8 @@ func (s *callSet) unanswered(member string) (c *call, arrived bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range slices.Backward(s.calls) {
-		if (member == "" || c.member == member) && !c.accounted {
-			return c, c.ended
+		if (member == "" || c.member == member) && !c.Accounted {
+			return c, c.Ended
 		}
 	}
 	return nil, false
@@ -132,11 +130,11 @@ func (s *callSet) finish(c *call, e ending) {
 	e.output, e.truncated = tool.Cut64(e.output) // CALL-10, CALL-11
 	e.at = time.Now()
 	s.mu.Lock()
-	if c.ended {
+	if c.Ended {
 		s.mu.Unlock()
 		return
 	}
-	c.ended, c.end = true, e
+	c.Ended, c.end = true, e
 	s.arrivals++
 	c.arrival = s.arrivals
 	span, memberTask := c.span, c.memberTask
@@ -151,7 +149,7 @@ func (s *callSet) finish(c *call, e ending) {
 // status (abandoned for an answer never delivered, RND-7) and returns its
 // member_call record (CALL-11). Caller holds mu.
 func (s *callSet) account(c *call, delivered bool, status string) tool.Rec {
-	c.accounted = true
+	c.Accounted = true
 	s.standing = stand(s.standing, c.member, c.id, status, c.end.below)
 	return s.memberCallRec(c, delivered)
 }
@@ -181,43 +179,27 @@ func (s *callSet) startRec(c *call, memberTask string) tool.Rec {
 func (s *callSet) Outstanding() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, c := range s.calls {
-		if c.out && !c.ended {
-			n++
-		}
-	}
-	return n
+	return tool.Outstanding(s.calls)
 }
 
 // Ready reports whether an answer arrived and waits to be delivered.
 func (s *callSet) Ready() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.calls {
-		if c.ended && !c.accounted {
-			return true
-		}
-	}
-	return false
+	return tool.AnyArrived(s.calls)
 }
 
 // Phase is LOOP-16's phase of a cancel while the task waits on calls.
 func (s *callSet) Phase() string { return "member_call" }
 
 // WaitingText is RND-1's status text; "" when nothing is out.
-func (s *callSet) WaitingText() string {
-	if n := s.Outstanding(); n > 0 {
-		return waitingText(n)
-	}
-	return ""
-}
+func (s *callSet) WaitingText() string { return tool.WaitingText(s.Outstanding(), waitingText) }
 
 // arrivedLocked returns the ended, unaccounted calls in arrival order.
 func (s *callSet) arrivedLocked() []*call {
 	var out []*call
 	for _, c := range s.calls {
-		if c.ended && !c.accounted {
+		if c.Arrived() {
 			out = append(out, c)
 		}
 	}
