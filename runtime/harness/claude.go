@@ -62,24 +62,16 @@ type claudeParser struct {
 // NewClaudeParser returns a Parser of Claude Code's stream-json (HEV-1).
 func NewClaudeParser() Parser { return &claudeParser{} }
 
-func (p *claudeParser) close(evs []Event) []Event {
-	if p.turn != "" {
-		evs = append(evs, TurnClosed{ID: p.turn})
-		p.turn = ""
-	}
-	return evs
-}
-
 // Line reads one line: a non-JSON line, or one of an unknown type, is
 // activity only (HEV-1).
 func (p *claudeParser) Line(b []byte) []Event {
 	var l claudeLine
 	if json.Unmarshal(b, &l) != nil {
-		return p.close(nil)
+		return closeTurn(&p.turn, nil)
 	}
 	var evs []Event
 	if l.Type != "assistant" || l.Message == nil {
-		evs = p.close(evs)
+		evs = closeTurn(&p.turn, evs)
 	}
 	switch l.Type {
 	case "system":
@@ -104,7 +96,7 @@ func (p *claudeParser) Line(b []byte) []Event {
 			return evs
 		}
 		if id := l.Message.ID; id != p.turn {
-			evs = p.close(evs)
+			evs = closeTurn(&p.turn, evs)
 			p.turn = id
 			evs = append(evs, TurnOpened{ID: id})
 		}
@@ -136,7 +128,7 @@ func (p *claudeParser) Line(b []byte) []Event {
 }
 
 // End closes the open turn.
-func (p *claudeParser) End() []Event { return p.close(nil) }
+func (p *claudeParser) End() []Event { return closeTurn(&p.turn, nil) }
 
 // resultText is result.result as a string; ok false when it is not one.
 func resultText(raw json.RawMessage) (string, bool) {

@@ -48,14 +48,6 @@ type codexParser struct {
 // NewCodexParser returns a Parser of Codex's exec --json (HEV-2).
 func NewCodexParser() Parser { return &codexParser{} }
 
-func (p *codexParser) close(evs []Event) []Event {
-	if p.open != "" {
-		evs = append(evs, TurnClosed{ID: p.open})
-		p.open = ""
-	}
-	return evs
-}
-
 // Line reads one line; a non-JSON line or another type is activity.
 func (p *codexParser) Line(b []byte) []Event {
 	var l codexLine
@@ -69,7 +61,7 @@ func (p *codexParser) Line(b []byte) []Event {
 		}
 	case "item.started":
 		if it := l.Item; it != nil && it.Type == "mcp_tool_call" && it.Server == "mur" {
-			evs := p.close(nil)
+			evs := closeTurn(&p.open, nil)
 			p.open = it.ID
 			return append(evs, TurnOpened{ID: it.ID}, ToolCalled{TurnID: it.ID, CallID: it.ID, Name: it.Tool})
 		}
@@ -81,7 +73,7 @@ func (p *codexParser) Line(b []byte) []Event {
 		switch it.Type {
 		case "mcp_tool_call":
 			if it.ID == p.open {
-				return p.close(nil)
+				return closeTurn(&p.open, nil)
 			}
 		case "agent_message":
 			p.answerID, p.answer = it.ID, it.Text
@@ -91,7 +83,7 @@ func (p *codexParser) Line(b []byte) []Event {
 	case "error":
 		p.lastError = l.Message
 	case "turn.completed":
-		evs := p.close(nil)
+		evs := closeTurn(&p.open, nil)
 		if p.answerID != "" {
 			evs = append(evs, TurnOpened{ID: p.answerID}, TurnClosed{ID: p.answerID})
 		}
@@ -101,13 +93,13 @@ func (p *codexParser) Line(b []byte) []Event {
 		if l.Error != nil && l.Error.Message != "" {
 			msg = l.Error.Message
 		}
-		return append(p.close(nil), Failed{Kind: CodexKind(msg), Message: msg, Usage: codexUsageOf(l.Usage)})
+		return append(closeTurn(&p.open, nil), Failed{Kind: CodexKind(msg), Message: msg, Usage: codexUsageOf(l.Usage)})
 	}
 	return nil
 }
 
 // End closes the open turn.
-func (p *codexParser) End() []Event { return p.close(nil) }
+func (p *codexParser) End() []Event { return closeTurn(&p.open, nil) }
 
 func codexUsageOf(u *codexUsage) Usage {
 	if u == nil {

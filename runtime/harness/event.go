@@ -46,6 +46,16 @@ type TurnClosed struct {
 	ID string
 }
 
+// closeTurn appends TurnClosed for the open turn *open names, if any, and
+// clears it: a parser's turn ends (HEV-1, HEV-3).
+func closeTurn(open *string, evs []Event) []Event {
+	if *open != "" {
+		evs = append(evs, TurnClosed{ID: *open})
+		*open = ""
+	}
+	return evs
+}
+
 // QuotaReported is claude's rate-limit windows (HEV-6), already mapped to
 // session-status quota entries.
 type QuotaReported struct {
