@@ -25,18 +25,15 @@ type delegation struct {
 }
 
 // set is one task's delegations: the tool.Waiter the loop waits on beside
-// member calls (RND-1..3, DLG-8). It owns one goroutine per started
-// delegation and stops and waits for them in Abandon. Safe for concurrent
-// use.
+// member calls (RND-1..3, DLG-8). Its crew owns one goroutine per started
+// delegation; Abandon stops and waits for them. Safe for concurrent use.
 type set struct {
-	cfg *Config
-	ts  *tool.TaskState
-	wg  sync.WaitGroup
+	cfg  *Config
+	ts   *tool.TaskState
+	crew tool.Crew
 
-	mu        sync.Mutex
-	dels      []*delegation // creation order: id order (UUIDv7)
-	stops     []context.CancelFunc
-	abandoned bool
+	mu   sync.Mutex
+	dels []*delegation // creation order: id order (UUIDv7)
 }
 
 var _ tool.Waiter = (*set)(nil)
@@ -74,18 +71,10 @@ func (s *set) drop(d *delegation) {
 // started marks d outstanding and starts its goroutine, with a context that
 // ends at Abandon (the delegating task ended), not with the tool call.
 func (s *set) started(ctx context.Context, d *delegation, c *spawn.Child) {
-	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.mu.Lock()
 	d.child, d.Out = c, true
-	if s.abandoned {
-		stop()
-	}
-	s.stops = append(s.stops, stop)
 	s.mu.Unlock()
-	s.wg.Go(func() {
-		defer stop()
-		s.watch(gctx, d)
-	})
+	s.crew.Go(ctx, func(gctx context.Context) { s.watch(gctx, d) })
 }
 
 // watch waits for d's outcome, its deadline from the child's ready line
@@ -163,14 +152,7 @@ func (s *set) Deliver() tool.Delivery {
 // (RND-9, DLG-8: each child is ended, with the unwaited reason), waits for
 // their goroutines, and returns the records of every outcome not delivered.
 func (s *set) Abandon() []tool.Rec {
-	s.mu.Lock()
-	s.abandoned = true
-	stops := s.stops
-	s.mu.Unlock()
-	for _, stop := range stops {
-		stop()
-	}
-	s.wg.Wait()
+	s.crew.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	why := unwaitedReason(s.ts.Ending())

@@ -70,13 +70,13 @@ func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
 		res.Summary = callSummary(c.member, statusBusy)
 		res.Data = tool.JSON(map[string]string{"call_id": c.id, "member": c.member, "output": outputBusy(c.member), "status": statusBusy})
 		res.Notes = []string{noteBusy(c.member, c.id, s.cfg.deadlineSecs())}
-		s.spawn(ctx, func(ctx context.Context) { s.reoffer(ctx, c, trust) })
+		s.crew.Go(ctx, func(ctx context.Context) { s.reoffer(ctx, c, trust) })
 		return res
 	}
 	res.Summary = callSummary(c.member, statusStarted)
 	res.Data = tool.JSON(map[string]string{"call_id": c.id, "member": c.member, "status": statusStarted, "task_id": a.taskID})
 	res.Notes = []string{noteStarted(c.member, c.id)}
-	s.spawn(ctx, func(ctx context.Context) { s.poll(ctx, c, a.taskID) })
+	s.crew.Go(ctx, func(ctx context.Context) { s.poll(ctx, c, a.taskID) })
 	return res
 }
 

@@ -1,7 +1,6 @@
 package member
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"time"
@@ -42,20 +41,18 @@ type ending struct {
 }
 
 // callSet is one task's calls: the tool.Waiter the loop waits on (RND-1..9).
-// It owns every goroutine its calls start (spawn) and stops and waits for
-// them in Abandon; each call's end is signalled on the task's state
+// Its crew owns every goroutine its calls start (crew.Go); Abandon stops
+// and waits for them. Each call's end is signalled on the task's state
 // (finish). Safe for concurrent use.
 type callSet struct {
-	cfg *Config
-	ts  *tool.TaskState
-	wg  sync.WaitGroup
+	cfg  *Config
+	ts   *tool.TaskState
+	crew tool.Crew
 
-	mu        sync.Mutex
-	calls     []*call              // creation order
-	stops     []context.CancelFunc // one per goroutine: Abandon ends them
-	arrivals  int
-	standing  []standing // RND-5/6, first-recorded order
-	abandoned bool
+	mu       sync.Mutex
+	calls    []*call // creation order
+	arrivals int
+	standing []standing // RND-5/6, first-recorded order
 }
 
 var _ tool.Waiter = (*callSet)(nil)
@@ -71,23 +68,6 @@ func setFor(ts *tool.TaskState, cfg *Config) *callSet {
 	s := &callSet{cfg: cfg, ts: ts}
 	ts.AddWaiter(s)
 	return s
-}
-
-// spawn runs f on a goroutine of the set, with a context that ends at
-// Abandon (the calling task ended), not with the tool call that started it;
-// it keeps ctx's values.
-func (s *callSet) spawn(ctx context.Context, f func(ctx context.Context)) {
-	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s.mu.Lock()
-	if s.abandoned {
-		stop()
-	}
-	s.stops = append(s.stops, stop)
-	s.mu.Unlock()
-	s.wg.Go(func() {
-		defer stop()
-		f(gctx)
-	})
 }
 
 // findSet returns the task's call set, nil when it made no call.
@@ -232,14 +212,7 @@ func (s *callSet) Deliver() tool.Delivery {
 // undelivered answer delivered: false, and sets the task's noAnswerBelow
 // (RND-7), where an undelivered answer counts abandoned.
 func (s *callSet) Abandon() []tool.Rec {
-	s.mu.Lock()
-	s.abandoned = true
-	stops := s.stops
-	s.mu.Unlock()
-	for _, stop := range stops {
-		stop()
-	}
-	s.wg.Wait()
+	s.crew.Stop()
 	if s.cfg.Cascade {
 		s.cascade()
 	}
@@ -254,8 +227,4 @@ func (s *callSet) Abandon() []tool.Rec {
 }
 
 // isAbandoned reports whether the calling task ended.
-func (s *callSet) isAbandoned() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.abandoned
-}
+func (s *callSet) isAbandoned() bool { return s.crew.Stopped() }
