@@ -42,20 +42,31 @@ func (s *suite) do(ctx context.Context, method, path string, body []byte, h hdr)
 		return nil, err
 	}
 	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(a2a.HeaderVersion, a2a.ProtocolVersion)
-		if s.cfg.Token != "" {
-			req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
-		}
+		s.postHeaders(req)
 	}
+	h.apply(req.Header)
+	return s.send(req)
+}
+
+// postHeaders sets a POST's defaults: Content-Type application/json,
+// A2A-Version 1.0 and the bearer token when there is one.
+func (s *suite) postHeaders(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(a2a.HeaderVersion, a2a.ProtocolVersion)
+	if s.cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
+	}
+}
+
+// apply makes h's edits to header.
+func (h hdr) apply(header http.Header) {
 	for k, v := range h {
 		if v == "" {
-			req.Header.Del(k)
+			header.Del(k)
 		} else {
-			req.Header.Set(k, v)
+			header.Set(k, v)
 		}
 	}
-	return s.send(req)
 }
 
 // send sends req and reads its whole (bounded) answer.

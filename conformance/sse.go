@@ -46,19 +46,9 @@ func (s *suite) openRaw(ctx context.Context, method string, params any, h hdr) (
 	if err != nil {
 		return nil, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	s.postHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(a2a.HeaderVersion, a2a.ProtocolVersion)
-	if s.cfg.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
-	}
-	for k, v := range h {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
+	h.apply(req.Header)
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: the door did not answer: %w", method, transportErr(err))
