@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // chromiumInstall is what makes the browser tests runnable; .ci/run does it.
@@ -85,13 +86,13 @@ func browser(t testing.TB, timeout time.Duration) context.Context {
 		}
 		want := []byte("--user-data-dir=" + profile)
 		for range 200 {
-			left := matching(func(_ []string, cmdline []byte) bool { return bytes.Contains(cmdline, want) })
+			left := testmur.Procs(func(_ []string, cmdline []byte) bool { return bytes.Contains(cmdline, want) })
 			if len(left) == 0 {
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		t.Errorf("chromium processes left behind: %v", matching(func(_ []string, c []byte) bool { return bytes.Contains(c, want) }))
+		t.Errorf("chromium processes left behind: %v", testmur.Procs(func(_ []string, c []byte) bool { return bytes.Contains(c, want) }))
 	})
 	return tab
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -224,39 +223,10 @@ func noneLeft(t testing.TB, sid int) {
 	t.Helper()
 	var left []string
 	for range 200 {
-		if left = matching(func(stat []string, _ []byte) bool { s, _ := strconv.Atoi(stat[3]); return s == sid }); len(left) == 0 {
+		if left = testmur.Procs(func(stat []string, _ []byte) bool { s, _ := strconv.Atoi(stat[3]); return s == sid }); len(left) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Errorf("processes left behind in session %d: %v", sid, left)
-}
-
-// matching lists the live processes whose stat fields (from field 3, the
-// state) and command line satisfy keep.
-func matching(keep func(stat []string, cmdline []byte) bool) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
-		if len(f) < 4 || f[0] == "Z" {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if keep(f, cmdline) {
-			out = append(out, fmt.Sprintf("%s %s", e.Name(), b[:i+1]))
-		}
-	}
-	return out
 }

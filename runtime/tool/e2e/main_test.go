@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -166,21 +163,8 @@ func blob(t *testing.T, dir, sha string) string {
 // children (native tools, plan shell steps) are gone once it has exited.
 func noneLeft(t *testing.T, sid int) {
 	t.Helper()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		i := bytes.LastIndexByte(b, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
-		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && testmur.Alive(pid) {
-			t.Errorf("process left behind in mur's session: %s", b[:i+1])
-		}
+	for _, p := range testmur.InSession(sid) {
+		t.Errorf("process left behind in mur's session: %s", p)
 	}
 }
 

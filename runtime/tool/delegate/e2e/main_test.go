@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -269,7 +267,7 @@ func gone(sid int, d time.Duration) []string {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		left := inSession(sid)
+		left := testmur.InSession(sid)
 		if len(left) == 0 {
 			return nil
 		}
@@ -279,28 +277,6 @@ func gone(sid int, d time.Duration) []string {
 		case <-tick.C:
 		}
 	}
-}
-
-// inSession lists the live processes of session sid.
-func inSession(sid int) []string {
-	var left []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		i := bytes.LastIndexByte(b, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
-		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && f[0] != "Z" && testmur.Alive(pid) {
-			left = append(left, string(b[:i+1]))
-		}
-	}
-	return left
 }
 
 // decodeInto reads one JSON line into v.

@@ -68,8 +68,8 @@ rules:
 	for _, up := range ups {
 		readLine(t, up, cmd.Process) // both children at work, their shells sleeping
 	}
-	if len(inSession(cmd.Process.Pid)) < 5 {
-		t.Fatalf("processes in mur's session before the cancel: %v, want the parent, two children and their shells", inSession(cmd.Process.Pid))
+	if len(testmur.InSession(cmd.Process.Pid)) < 5 {
+		t.Fatalf("processes in mur's session before the cancel: %v, want the parent, two children and their shells", testmur.InSession(cmd.Process.Pid))
 	}
 	if got := rpc(t, r.URL, `{"jsonrpc":"2.0","id":2,"method":"CancelTask","params":{"id":"`+task+`"}}`); !strings.Contains(got, `"result"`) {
 		t.Fatalf("CancelTask = %s", got)
@@ -119,7 +119,7 @@ func leaderOnly(sid int, d time.Duration) []string {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		left := inSession(sid)
+		left := testmur.InSession(sid)
 		if len(left) == 1 && strings.HasPrefix(left[0], self) {
 			return nil
 		}

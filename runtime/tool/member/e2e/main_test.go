@@ -2,14 +2,12 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -266,41 +264,13 @@ func noneLeft(t testing.TB, sid int) {
 	t.Helper()
 	var left []string
 	for i := 0; i < 200; i++ {
-		left = inSession(sid)
+		left = testmur.InSession(sid)
 		if len(left) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Errorf("processes left behind in the launch's session: %v", left)
-}
-
-// inSession lists the live processes whose session id is sid.
-func inSession(sid int) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
-		if len(f) < 4 || f[0] == "Z" {
-			continue
-		}
-		if s, _ := strconv.Atoi(f[3]); s == sid {
-			out = append(out, fmt.Sprintf("%d %s", pid, b[:i+1]))
-		}
-	}
-	return out
 }
 
 // want compares got with want, showing both in full.

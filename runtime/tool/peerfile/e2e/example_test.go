@@ -2,13 +2,10 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -27,7 +24,7 @@ func TestPeerFilesExample(t *testing.T) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := testmur.RunCmd(cmd)
-	if left := inSession(cmd.Process.Pid); len(left) > 0 {
+	if left := testmur.InSession(cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("run.sh left processes running: %v", left)
 	}
 	if err != nil {
@@ -43,32 +40,4 @@ func TestPeerFilesExample(t *testing.T) {
 	if err1 != nil || err2 != nil || !bytes.Equal(a, b) || sum(a) != m[2] {
 		t.Errorf("the files differ: %v %v", err1, err2)
 	}
-}
-
-// inSession lists the live processes whose session id is sid.
-func inSession(sid int) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:])) // state ppid pgrp session …
-		if len(f) < 4 || f[0] == "Z" {
-			continue
-		}
-		if s, _ := strconv.Atoi(f[3]); s == sid {
-			out = append(out, fmt.Sprintf("%d %s", pid, b[:i+1]))
-		}
-	}
-	return out
 }
