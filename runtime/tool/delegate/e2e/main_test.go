@@ -145,62 +145,12 @@ func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
 }
 
 // toolOutputs are the contents the model got for each call of tool, in
-// order (tool_call.output under trace.capture: content).
-func toolOutputs(t testing.TB, recs []trace.Line, tool string) []string {
-	t.Helper()
-	var out []string
-	for _, r := range of[trace.ToolCall](t, recs) {
-		if r.ToolName != tool {
-			continue
-		}
-		s := ""
-		if r.Output != nil {
-			s = *r.Output
-		}
-		out = append(out, s)
-	}
-	return out
-}
+// order (tracetest.ToolOutputs).
+var toolOutputs = tracetest.ToolOutputs
 
-// continuation returns the user message the inference right after the
-// n-th task_continued sent (from the blobs trace.capture: content writes):
-// the continuation exactly as the next inference saw it (RND-2).
-func continuation(t testing.TB, dir string, n int) string {
-	t.Helper()
-	recs := records(t, dir)
-	seen := 0
-	for i, r := range recs {
-		if r.EventType != "task_continued" {
-			continue
-		}
-		if seen++; seen < n {
-			continue
-		}
-		for _, next := range recs[i+1:] {
-			inf, err := trace.As[trace.Inference](next)
-			if err != nil || inf.Capture == nil {
-				continue
-			}
-			shas := inf.MessageSHAs
-			b, err := os.ReadFile(filepath.Join(dir, "blobs", shas[len(shas)-1]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m struct {
-				Role   string `json:"role"`
-				Blocks []struct {
-					Text string `json:"text"`
-				} `json:"blocks"`
-			}
-			if err := json.Unmarshal(b, &m); err != nil || m.Role != "user" || len(m.Blocks) != 1 {
-				t.Fatalf("continuation message %s: %v", b, err)
-			}
-			return m.Blocks[0].Text
-		}
-	}
-	t.Fatalf("no inference after task_continued %d in %s", n, dir)
-	return ""
-}
+// continuation is the continuation the inference after the n-th
+// task_continued saw (tracetest.Continuation, RND-2).
+var continuation = tracetest.Continuation
 
 // childRecords is the records directory of a parent's child, found by the
 // child's session id under MURMUR_HOME (SES-3: records/<workdir>/<ses>).
