@@ -152,3 +152,16 @@ func TempDir(t testing.TB) string {
 	}
 	return root
 }
+
+// Dirs makes one test's pair of directories under a fresh TempDir root
+// (symlinks resolved): dir, root/<name>, created, and home, root/home, for
+// MURMUR_HOME, left for mur to create.
+func Dirs(t testing.TB, name string) (dir, home string) {
+	t.Helper()
+	root := TempDir(t)
+	dir, home = filepath.Join(root, name), filepath.Join(root, "home")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, home
+}

@@ -26,11 +26,8 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	root := testmur.TempDir(t)
-	w := &world{home: filepath.Join(root, "home"), dir: filepath.Join(root, "work")}
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	w := &world{}
+	w.dir, w.home = testmur.Dirs(t, "work")
 	return w
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,11 +29,8 @@ type project struct {
 
 func newProject(t testing.TB) *project {
 	t.Helper()
-	root := testmur.TempDir(t)
-	p := &project{dir: filepath.Join(root, "project"), home: filepath.Join(root, "home")}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	p := &project{}
+	p.dir, p.home = testmur.Dirs(t, "project")
 	return p
 }
 

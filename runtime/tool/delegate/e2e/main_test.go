@@ -31,11 +31,8 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	root := testmur.TempDir(t)
-	w := &world{dir: filepath.Join(root, "w"), home: filepath.Join(root, "home")}
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	w := &world{}
+	w.dir, w.home = testmur.Dirs(t, "w")
 	return w
 }
 
