@@ -43,6 +43,15 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 		default:
 		}
 	}
+	if refusal == bridge.RefusalMaxTurns(c.Name, s.m.Inference.MaxTurns) {
+		// PROC-14 interrupts this run: the refusal is answered once the
+		// harness has been interrupted, as a canceled call's is (PROC-16),
+		// so the harness cannot act on it and exit before its SIGTERM.
+		select {
+		case <-r.halted:
+		case <-ctx.Done():
+		}
+	}
 	// The call ends with the run (ctx) or with the task's cancel (LOOP-16),
 	// the latter once the harness has been interrupted: answered earlier,
 	// the harness could go on to its next step before its SIGTERM (PROC-16).
