@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -24,18 +22,7 @@ func TestCompletionWrongSession_DLG7(t *testing.T) {
 	w.install(t, quick("worker", ""))
 	dir := w.put(t, capsule{name: "parent", caps: "  spawn:\n    allow: [local/worker@0.1.0]\n",
 		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - text: idle\n"})
-	cmd := w.command(dir, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, _ := w.start(t, dir, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
 	post := func(session, delegation string) string {
 		t.Helper()
 		body := `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"msg_1","role":"ROLE_USER","parts":[{"text":"{}"}]}}}`
@@ -85,20 +72,7 @@ func TestCompletionMatched_DLG7(t *testing.T) {
 	w := newWorld(t)
 	w.install(t, slow)
 	dir := w.put(t, delegating("parent", spawnsAll, "slow", "work"))
-	cmd := w.command(dir, "--task", "go")
-	var stderr testmur.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, stderr := w.start(t, dir, "--task", "go")
 	var dlg string
 	waitFor(t, 10*time.Second, func() bool {
 		b, _ := os.ReadFile(filepath.Join(r.RecordsDir, "trace.jsonl"))

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,20 +63,7 @@ rules:
       - text: never
 `})
 	dir := w.put(t, delegating("parent", "  shell:\n    allow: [bash]\n  spawn:\n    allow: [local/worker@0.1.0]\n", "worker", "work"))
-	cmd := w.command(dir, "--task", "go")
-	var stderr testmur.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, stderr := w.start(t, dir, "--task", "go")
 	line := readLine(t, fifo, cmd.Process) // blocks until the child's bash writes it
 	pid, err := strconv.Atoi(line)
 	if err != nil {
@@ -147,18 +133,7 @@ rules:
       - text: never
 `})
 	dir := w.put(t, delegating("parent", "  shell:\n    allow: [bash]\n  spawn:\n    allow: [local/worker@0.1.0]\n", "worker", "work"))
-	cmd := w.command(dir, "--task", "go")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, _ := w.start(t, dir, "--task", "go")
 	readLine(t, fifo, cmd.Process) // the child is at work
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

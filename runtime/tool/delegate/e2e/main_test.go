@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -116,6 +117,30 @@ func (w *world) command(dir string, args ...string) *exec.Cmd {
 	cmd.Dir, cmd.Env = w.dir, w.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
+}
+
+// start starts w.command(dir, args…) and reads its readiness line; the
+// command's stderr is kept in the returned buffer. A command that prints
+// no readiness line is killed with its session and fails the test.
+func (w *world) start(t testing.TB, dir string, args ...string) (*exec.Cmd, readiness, *testmur.Buffer) {
+	t.Helper()
+	cmd := w.command(dir, args...)
+	stderr := &testmur.Buffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testmur.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	var r readiness
+	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		t.Fatalf("readiness line %q; stderr:\n%s", b, stderr.String())
+	}
+	return cmd, r, stderr
 }
 
 // run runs the parent capsule in dir with task to its end and proves it

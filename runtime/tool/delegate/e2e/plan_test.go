@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -124,20 +123,7 @@ rules:
 	dir := w.put(t, capsule{name: "planner",
 		caps:   "  shell:\n    allow: [bash]\n  plan:\n    submit: true\n  spawn:\n    allow: [local/worker@0.1.0]\n",
 		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - tool_calls: [{name: submit-plan, input: {id: long, steps: [{id: w, capsule: worker, input: work}]}}]\n      - text: never\n"})
-	cmd := w.command(dir, "--task", "plan it")
-	var stderr testmur.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, _ := w.start(t, dir, "--task", "plan it")
 	readLine(t, up, cmd.Process) // the child is at work
 	task := of[trace.TaskStart](t, records(t, r.RecordsDir))[0].TaskID
 	body := `{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"` + task + `"}}`

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,21 +37,8 @@ rules:
 		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n" +
 			"      - tool_calls: [{name: submit-plan, input: {id: pair, steps: [{id: a, capsule: wa, input: work}, {id: b, capsule: wb, input: work}]}}]\n" +
 			"      - text: never\n"})
-	cmd := w.command(dir, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
-	var stderr testmur.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
+	cmd, r, stderr := w.start(t, dir, "--lifecycle-task-acceptance", "queue", "--lifecycle-after-task", "sleep")
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q; stderr:\n%s", b, stderr.String())
-	}
 	var sent struct {
 		Result struct {
 			Task struct {

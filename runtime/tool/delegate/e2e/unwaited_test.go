@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -21,20 +19,7 @@ func TestCanceledWhileWaiting_RND3_DLG8(t *testing.T) {
 	w := newWorld(t)
 	w.install(t, slow)
 	dir := w.put(t, delegating("parent", spawnsAll, "slow", "work"))
-	cmd := w.command(dir, "--task", "go")
-	var stderr testmur.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	var r readiness
-	if b, _ := bufio.NewReader(out).ReadString('\n'); !decodeInto(b, &r) {
-		t.Fatalf("readiness line %q", b)
-	}
+	cmd, r, _ := w.start(t, dir, "--task", "go")
 	// The task waits once its turn ended with the delegation out, showing
 	// RND-1's status: then cancel it.
 	var task string
