@@ -31,22 +31,23 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 	if turn < 0 {
 		turn = 0
 	}
+	halting := false // PROC-14 interrupts this run
 	if refusal == "" {
-		refusal = r.refusal(c.Name, turn, s.m.Inference.MaxTurns)
+		refusal, halting = r.refusal(c.Name, turn, s.m.Inference.MaxTurns)
 	}
 	if refusal == "" && r.markCall(turn, s.m.Inference.MaxTurns) {
 		// A call the stream had not shown makes the max_turns-th turn a
 		// tool call (PROC-14): refused, and the run interrupted.
-		refusal = bridge.RefusalMaxTurns(c.Name, s.m.Inference.MaxTurns)
+		refusal, halting = bridge.RefusalMaxTurns(c.Name, s.m.Inference.MaxTurns), true
 		select {
 		case r.stop <- runMaxTurns:
 		default:
 		}
 	}
-	if refusal == bridge.RefusalMaxTurns(c.Name, s.m.Inference.MaxTurns) {
-		// PROC-14 interrupts this run: the refusal is answered once the
-		// harness has been interrupted, as a canceled call's is (PROC-16),
-		// so the harness cannot act on it and exit before its SIGTERM.
+	if halting {
+		// The refusal is answered once the harness has been interrupted,
+		// as a canceled call's is (PROC-16), so the harness cannot act on
+		// it and exit before its SIGTERM.
 		select {
 		case <-r.halted:
 		case <-ctx.Done():
@@ -89,17 +90,18 @@ func (s *Session) bridged(ctx context.Context, c bridge.Call) bridge.Answer {
 	return bridge.Answer{Text: content, IsError: isErr}
 }
 
-// refusal is BRG-7's text for a call of turn, "" when it may run.
-func (r *hrun) refusal(name string, turn, maxTurns int) string {
+// refusal is BRG-7's text for a call of turn, "" when it may run; halts
+// says the refusal is PROC-14's, whose run is being interrupted.
+func (r *hrun) refusal(name string, turn, maxTurns int) (text string, halts bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.maxed >= 0 && turn >= r.maxed:
-		return bridge.RefusalMaxTurns(name, maxTurns)
+		return bridge.RefusalMaxTurns(name, maxTurns), true
 	case r.ewa >= 0 && turn > r.ewa:
-		return bridge.RefusalEnding(name)
+		return bridge.RefusalEnding(name), false
 	}
-	return ""
+	return "", false
 }
 
 // markCall records a bridged call of turn; it reports true when that makes
