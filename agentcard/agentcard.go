@@ -22,7 +22,7 @@ import (
 // Acceptance is lifecycle.task_acceptance as the card needs it (door.md TASK-7).
 type Acceptance string
 
-// The acceptance modes; their values equal internal/task's Mode values.
+// The acceptance modes; their values equal runtime/tasktable's Mode values.
 const (
 	AcceptNone   Acceptance = "none"
 	AcceptSingle Acceptance = "single"

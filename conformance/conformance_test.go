@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/conformance"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // statuses maps check id → status for the results.
@@ -114,7 +114,7 @@ func TestSuite_MemberTokenOnly_AUTH6(t *testing.T) {
 // checks that need tasks skip, the CARD-5 exceptions are checked.
 func TestSuite_NoneDoor_CARD5(t *testing.T) {
 	t.Parallel()
-	d := startDoor(t, doorOpts{acceptance: task.ModeNone})
+	d := startDoor(t, doorOpts{acceptance: tasktable.ModeNone})
 	results := expect(t, conformance.Config{URL: d.url, SlowTaskText: slowText},
 		"auth.missing", "auth.invalid", "auth.scoped", "formation.scope", "formation.forged", "formation.own-tasks",
 		"send.blocking", "send.return-immediately", "send.invalid-params", "send.unknown-task",

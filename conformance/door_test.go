@@ -14,9 +14,9 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/credential"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/credential"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // TestMain points MURMUR_HOME at a temporary directory: nothing here may
@@ -32,7 +32,7 @@ const askText = "ask:"
 
 // doorOpts shapes an in-process door.
 type doorOpts struct {
-	acceptance task.Mode
+	acceptance tasktable.Mode
 	peerTasks  bool
 	auth       bool
 	// formation makes the authenticated door a formation member ("worker")
@@ -60,9 +60,9 @@ type testDoor struct {
 func startDoor(t *testing.T, o doorOpts) *testDoor {
 	t.Helper()
 	if o.acceptance == "" {
-		o.acceptance = task.ModeQueue
+		o.acceptance = tasktable.ModeQueue
 	}
-	reg, err := task.New(task.Config{Acceptance: o.acceptance, QueueDepth: 64})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: o.acceptance, QueueDepth: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 }
 
 // execute pulls tasks until ctx ends; each runs on its own goroutine in wg.
-func execute(ctx context.Context, reg *task.Registry, wg *sync.WaitGroup) {
+func execute(ctx context.Context, reg *tasktable.Registry, wg *sync.WaitGroup) {
 	for {
 		run, err := reg.Next(ctx)
 		if err != nil {
@@ -149,12 +149,12 @@ func execute(ctx context.Context, reg *task.Registry, wg *sync.WaitGroup) {
 				}
 				select {
 				case r := <-run.Replies():
-					run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(r.Message.Parts)})
+					run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(r.Message.Parts)})
 				case <-run.Canceled():
 				case <-ctx.Done():
 				}
 			case text != slowText:
-				run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
+				run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
 			default:
 				select {
 				case <-run.Canceled():

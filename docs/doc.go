@@ -1,7 +1,7 @@
 // Package docs holds mur's user-facing reference, as Markdown beside this
 // file: manifest.md (every murmur.yaml key), roster.md (every roster.yaml
 // key), view.md (mur view's flags, --json line, HTTP endpoints and JSON
-// fields; internal/view's TestWireReference keeps it true), json.md (every
+// fields; launcher/view's TestWireReference keeps it true), json.md (every
 // command's --json document; cmd/mur's TestJSONReference keeps it true),
 // door.md (the door's load bounds: connections, body budget, deadlines),
 // delegation.md (a sub-capsule's referee, process, environment,
@@ -14,7 +14,7 @@
 //   - TestManifestReference and TestRosterReference compare the keys the
 //     reference documents with the keys the decoders take
 //     (manifest.Keys, roster.Keys), and the diagnostic codes it names with
-//     those internal/diag declares;
+//     those runtime/diag declares;
 //   - TestDoorReference checks door.md's defaults against the door's;
 //   - TestDelegationReference checks delegation.md's tables against
 //     spawn.Completion and the delegation record types;

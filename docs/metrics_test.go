@@ -15,7 +15,7 @@ import (
 
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -74,7 +74,7 @@ func TestMetricsReference(t *testing.T) {
 // served).
 func servedFamilies(t *testing.T) map[string]struct{ typ, labels string } {
 	t.Helper()
-	reg, err := task.New(task.Config{Acceptance: task.ModeQueue, QueueDepth: 1})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.ModeQueue, QueueDepth: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func servedFamilies(t *testing.T) map[string]struct{ typ, labels string } {
 		m.Record(r)
 	}
 	d, err := door.New(door.Config{Registry: reg, Card: agentcard.Config{Name: "m", Version: "1.0.0", URL: "http://127.0.0.1:1"},
-		Acceptance: task.ModeQueue, SessionID: "ses_x", Collectors: m.Collectors()})
+		Acceptance: tasktable.ModeQueue, SessionID: "ses_x", Collectors: m.Collectors()})
 	if err != nil {
 		t.Fatal(err)
 	}

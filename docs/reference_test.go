@@ -83,7 +83,7 @@ func checkKeys(t *testing.T, file, pkg, format string, keys []string, later map[
 	for k, r := range rows {
 		for _, c := range codeRef.FindAllString(r.text, -1) {
 			if !codes[c] {
-				t.Errorf("%s:%d: the row of %q names %s, which internal/diag does not declare: correct the code", shown, r.line, k, c)
+				t.Errorf("%s:%d: the row of %q names %s, which runtime/diag does not declare: correct the code", shown, r.line, k, c)
 			}
 		}
 	}
@@ -117,10 +117,10 @@ func TestRosterReference(t *testing.T) {
 // codeRef is a diagnostic code as the reference names it.
 var codeRef = regexp.MustCompile(`\b[EW]-[A-Z]+(?:-[A-Z]+)*-\d{3}\b`)
 
-// declaredCodes reads the codes internal/diag declares (`X Code = "E-…"`).
+// declaredCodes reads the codes runtime/diag declares (`X Code = "E-…"`).
 func declaredCodes(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "internal", "diag", "*.go"))
+	files, err := filepath.Glob(filepath.Join("..", "runtime", "diag", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func declaredCodes(t *testing.T) map[string]bool {
 		}
 	}
 	if len(codes) < 50 {
-		t.Fatalf("read %d codes from internal/diag; its declarations changed form", len(codes))
+		t.Fatalf("read %d codes from runtime/diag; its declarations changed form", len(codes))
 	}
 	return codes
 }

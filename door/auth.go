@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // authenticator checks the bearer of every gated request (ORD-1 step 2).

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // errorCounter fails the fuzz target on any Error record: the door logs

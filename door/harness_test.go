@@ -16,15 +16,15 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 const testSession = "ses_019f01a940ce7761854e768ecbe3d399"
 
 // opts shapes a test door.
 type opts struct {
-	acceptance  task.Mode
+	acceptance  tasktable.Mode
 	depth       int
 	peerTasks   bool
 	auth        bool
@@ -47,7 +47,7 @@ type opts struct {
 type testDoor struct {
 	t      testing.TB
 	door   *Server
-	reg    *task.Registry
+	reg    *tasktable.Registry
 	url    string
 	tokens map[string]string // credential → token
 	exec   *executor
@@ -57,12 +57,12 @@ func startDoor(t testing.TB, o opts) *testDoor {
 	t.Helper()
 	t.Setenv("MURMUR_HOME", t.TempDir())
 	if o.acceptance == "" {
-		o.acceptance = task.ModeQueue
+		o.acceptance = tasktable.ModeQueue
 	}
 	if o.depth == 0 {
 		o.depth = 16
 	}
-	reg, err := task.New(task.Config{Acceptance: o.acceptance, QueueDepth: o.depth})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: o.acceptance, QueueDepth: o.depth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,14 +137,14 @@ type executor struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	gate      chan struct{}
-	runs      chan *task.Run // every run taken, for tests that drive one by hand
+	runs      chan *tasktable.Run // every run taken, for tests that drive one by hand
 }
 
-func startExecutor(reg *task.Registry) *executor { return runExecutor(reg, false) }
+func startExecutor(reg *tasktable.Registry) *executor { return runExecutor(reg, false) }
 
-func runExecutor(reg *task.Registry, immediate bool) *executor {
+func runExecutor(reg *tasktable.Registry, immediate bool) *executor {
 	ctx, cancel := context.WithCancel(context.Background())
-	ex := &executor{immediate: immediate, cancel: cancel, gate: make(chan struct{}), runs: make(chan *task.Run, 64)} // 64: more runs than any test starts
+	ex := &executor{immediate: immediate, cancel: cancel, gate: make(chan struct{}), runs: make(chan *tasktable.Run, 64)} // 64: more runs than any test starts
 	ex.wg.Go(func() {
 		for {
 			run, err := reg.Next(ctx)
@@ -166,7 +166,7 @@ func (ex *executor) stop() {
 	ex.wg.Wait()
 }
 
-func (ex *executor) do(ctx context.Context, run *task.Run) {
+func (ex *executor) do(ctx context.Context, run *tasktable.Run) {
 	text := a2a.Text(run.Message().Parts)
 	if ex.immediate {
 		text = "done"
@@ -181,21 +181,21 @@ func (ex *executor) do(ctx context.Context, run *task.Run) {
 		run.AskInput(strings.TrimPrefix(text, "ask:"))
 		select {
 		case m := <-run.Replies():
-			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
+			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
 		case <-run.Canceled():
 		case <-ctx.Done():
 		}
 	case strings.HasPrefix(text, "fail:"):
-		run.Finish(task.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:")})
+		run.Finish(tasktable.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:")})
 	case text == "gate":
 		select {
 		case <-ex.gate:
-			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "gated"})
+			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "gated"})
 		case <-run.Canceled():
 		case <-ctx.Done():
 		}
 	default:
-		run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: text})
+		run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: text})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // checkCompletion is ORD-1 step 9 (PEER-5). A completion
@@ -73,8 +73,8 @@ func completionReceived(delegationID string) string {
 // peer only when the header says so, with the trust it names (anything but
 // "trusted" is untrusted); every other request is origin event, untrusted.
 // Completions never get here (step 9).
-func provenance(r *http.Request) task.Provenance {
-	p := task.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a"}
+func provenance(r *http.Request) tasktable.Provenance {
+	p := tasktable.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a"}
 	p.TraceParent, p.TraceState = traceContext(r)
 	if headerWord(r, a2a.HeaderTaskOrigin) == string(a2a.OriginPeer) {
 		p.Origin = a2a.OriginPeer

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // PeerFiles is the peer plane GET /resources/peer/<handle> dispatches to

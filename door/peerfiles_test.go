@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // fakePlane is a PeerFiles with func fields: redeem decides each answer;

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // routes builds the router (GO-2): the card, /metrics and, when

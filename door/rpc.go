@@ -11,14 +11,14 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
-	"github.com/murmur-go/mur/internal/diag"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // call is one JSON-RPC request past the envelope checks.
 type call struct {
 	env    envelope
-	caller task.Caller
+	caller tasktable.Caller
 }
 
 // handler answers one method (ORD-1 step 14).
@@ -138,7 +138,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, r, insufficientScope(s.auth.realm, g.credential, env.method))
 			return
 		}
-		c.caller = task.Caller{Credential: g.credential, Member: g.member}
+		c.caller = tasktable.Caller{Credential: g.credential, Member: g.member}
 	}
 	// Step 12: x-murmur-forget-session on a send (PEER-6).
 	if (env.method == a2a.MethodSendMessage || env.method == a2a.MethodSendStreamingMessage) &&

@@ -8,7 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // rpcCase is one request and its exact JSON-RPC answer, pinned together in
@@ -192,7 +192,7 @@ func TestCompletionDelivered_DLG7(t *testing.T) {
 // steps 12 and 13.
 func TestMethodResolution_CARD5(t *testing.T) {
 	td := startDoor(t, opts{noExecutor: true})
-	none := startDoor(t, opts{acceptance: task.ModeNone})
+	none := startDoor(t, opts{acceptance: tasktable.ModeNone})
 	cases := []rpcCase{
 		{"A2A 0.3 name", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, nil},
 		{"tasks/get", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, nil},

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // maxReferences bounds message.referenceTaskIds (METH-SM-2 (5)).
@@ -185,7 +185,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 		s.answer(w, r, c.env.id, errorOf(err))
 		return
 	}
-	t, sub, err := s.cfg.Registry.Send(task.SendRequest{Caller: c.caller, Prov: provenance(r), Message: sp.message,
+	t, sub, err := s.cfg.Registry.Send(tasktable.SendRequest{Caller: c.caller, Prov: provenance(r), Message: sp.message,
 		Subscribe: !sp.returnImmediately, HistoryLength: sp.historyLength})
 	if err != nil {
 		s.answer(w, r, c.env.id, errorOf(err))
@@ -205,7 +205,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 // await holds a blocking SendMessage until its task is terminal or
 // INPUT_REQUIRED, or the door shuts down, then reads the task as it stands.
 // A subscription cut for lag is reopened. gone reports a client that left.
-func (s *Server) await(r *http.Request, c task.Caller, t a2a.Task, sub *task.Subscription, hl *int) (a2a.Task, bool) {
+func (s *Server) await(r *http.Request, c tasktable.Caller, t a2a.Task, sub *tasktable.Subscription, hl *int) (a2a.Task, bool) {
 	defer func() { sub.Close() }()
 	for {
 	events:
@@ -236,7 +236,7 @@ func (s *Server) await(r *http.Request, c task.Caller, t a2a.Task, sub *task.Sub
 }
 
 // current re-reads a task; if it cannot be read, the last snapshot stands.
-func (s *Server) current(c task.Caller, t a2a.Task, hl *int) a2a.Task {
+func (s *Server) current(c tasktable.Caller, t a2a.Task, hl *int) a2a.Task {
 	if now, err := s.cfg.Registry.Get(c, t.ID, hl); err == nil {
 		return now
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 func msgBody(message string) string {
@@ -126,7 +126,7 @@ func TestSendBlocking_METHSM4(t *testing.T) {
 // TestSendBusy_TASK5 answers a task the door has no room for as REJECTED
 // busy, at once, not stored.
 func TestSendBusy_TASK5(t *testing.T) {
-	td := startDoor(t, opts{acceptance: task.ModeSingle, noExecutor: true})
+	td := startDoor(t, opts{acceptance: tasktable.ModeSingle, noExecutor: true})
 	first := td.call("", sendBody("one", "")).task(t, true)
 	busy := td.call("", strings.Replace(sendBody("two", ""), `"returnImmediately":true`, `"returnImmediately":false`, 1)).task(t, true)
 	if busy.Status.State != a2a.TaskStateRejected || a2a.Text(busy.Status.Message.Parts) != a2a.StatusBusy {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // Registry is the part of the session's task table the door answers from
@@ -24,17 +24,17 @@ import (
 // door never runs a task. Errors are *a2a.Error; anything else is answered
 // -32603.
 type Registry interface {
-	Send(task.SendRequest) (a2a.Task, *task.Subscription, error)
-	Get(c task.Caller, id a2a.TaskID, historyLength *int) (a2a.Task, error)
-	List(task.Caller, a2a.ListTasksRequest) (a2a.ListTasksResponse, error)
-	Cancel(task.Caller, a2a.TaskID) (a2a.Task, error)
-	Subscribe(task.Caller, a2a.TaskID) (*task.Subscription, error)
+	Send(tasktable.SendRequest) (a2a.Task, *tasktable.Subscription, error)
+	Get(c tasktable.Caller, id a2a.TaskID, historyLength *int) (a2a.Task, error)
+	List(tasktable.Caller, a2a.ListTasksRequest) (a2a.ListTasksResponse, error)
+	Cancel(tasktable.Caller, a2a.TaskID) (a2a.Task, error)
+	Subscribe(tasktable.Caller, a2a.TaskID) (*tasktable.Subscription, error)
 	StopAll() []a2a.TaskID
-	Watch(lastEventID uint64) *task.Watcher
+	Watch(lastEventID uint64) *tasktable.Watcher
 	Counts() map[a2a.TaskState]int
 }
 
-var _ Registry = (*task.Registry)(nil)
+var _ Registry = (*tasktable.Registry)(nil)
 
 // Defaults of Config's optional fields.
 const (
@@ -60,7 +60,7 @@ type Config struct {
 	// below, so card and door never disagree.
 	Card agentcard.Config
 	// Acceptance is lifecycle.task_acceptance (required).
-	Acceptance task.Mode
+	Acceptance tasktable.Mode
 	// PeerTasks is exports.peer_tasks.accept (PEER-2).
 	PeerTasks bool
 	// SessionID is the session answering here (required).
@@ -169,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("door: config has no session id")
 	}
 	switch cfg.Acceptance {
-	case task.ModeNone, task.ModeSingle, task.ModeQueue:
+	case tasktable.ModeNone, tasktable.ModeSingle, tasktable.ModeQueue:
 	default:
 		return nil, fmt.Errorf("door: acceptance %q is not none, single or queue", cfg.Acceptance)
 	}

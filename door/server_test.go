@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/agentcard"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // TestServerTimeouts_DOOR7: slow headers and idle connections are cut, but
@@ -20,11 +20,11 @@ func TestServerTimeouts_DOOR7(t *testing.T) {
 }
 
 func TestNewRefusesIncompleteConfig(t *testing.T) {
-	reg, err := task.New(task.Config{Acceptance: task.ModeSingle})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.ModeSingle})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := Config{Registry: reg, Acceptance: task.ModeSingle, SessionID: testSession,
+	good := Config{Registry: reg, Acceptance: tasktable.ModeSingle, SessionID: testSession,
 		Card: agentcard.Config{Name: "coder", Version: "1.0.0", URL: "http://127.0.0.1:1"}}
 	if _, err := New(good); err != nil {
 		t.Fatalf("New(good) = %v", err)

@@ -9,7 +9,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // heartbeat is the SSE comment written every Config.Heartbeat (SSE-4).
@@ -108,7 +108,7 @@ func (s *Server) sendStreamingMessage(w http.ResponseWriter, r *http.Request, c 
 		s.answer(w, r, c.env.id, errorOf(err))
 		return
 	}
-	_, sub, err := s.cfg.Registry.Send(task.SendRequest{Caller: c.caller, Prov: provenance(r), Message: sp.message,
+	_, sub, err := s.cfg.Registry.Send(tasktable.SendRequest{Caller: c.caller, Prov: provenance(r), Message: sp.message,
 		Subscribe: true, HistoryLength: sp.historyLength})
 	if err != nil {
 		s.answer(w, r, c.env.id, errorOf(err))
@@ -138,7 +138,7 @@ func (s *Server) subscribeToTask(w http.ResponseWriter, r *http.Request, c *call
 // down — then it writes what it already holds (SSE-5). A stream cut for lag
 // ends with one error event (SSE-2, SSE-5). Heartbeats every period from the
 // connection's open (SSE-4).
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessage, kind string, sub *task.Subscription) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessage, kind string, sub *tasktable.Subscription) {
 	defer sub.Close()
 	sw := s.openSSE(w, id, kind)
 	defer sw.close()
@@ -194,7 +194,7 @@ func (s *Server) writeEvent(r *http.Request, sw *sseWriter, ev a2a.StreamRespons
 }
 
 // endStream writes the final error event of a stream cut for lag.
-func (s *Server) endStream(r *http.Request, sw *sseWriter, sub *task.Subscription) {
+func (s *Server) endStream(r *http.Request, sw *sseWriter, sub *tasktable.Subscription) {
 	if !sub.Lagged() {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // openStream posts body (headers as post) and returns the response of a
@@ -111,7 +111,7 @@ func TestSendStreaming_METHSS2_SSE3(t *testing.T) {
 // TestSendStreamingRefusals_METHSS1: refusals are one plain body; a task
 // refused for room is a stream of one REJECTED task.
 func TestSendStreamingRefusals_METHSS1(t *testing.T) {
-	td := startDoor(t, opts{acceptance: task.ModeSingle, noExecutor: true})
+	td := startDoor(t, opts{acceptance: tasktable.ModeSingle, noExecutor: true})
 	stream := func(extra string) string {
 		return strings.Replace(sendBody("x", extra), `"method":"SendMessage"`, `"method":"SendStreamingMessage"`, 1)
 	}

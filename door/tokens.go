@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // OperatorCredential is the name of the token that holds every scope (AUTH-2).

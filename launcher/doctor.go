@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // RosterBlock renders `mur doctor`'s Roster block (DOC-3) for the roster at

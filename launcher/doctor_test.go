@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestRosterBlock pins DOC-3's block for an admitted roster: columns padded,

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 )
 

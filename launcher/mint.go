@@ -8,8 +8,8 @@ import (
 	"fmt"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // credentials are one launch's secrets (LAUNCH-1 step 3, CRED-3): minted

@@ -17,8 +17,8 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // TestMain points MURMUR_HOME at a temporary directory.
@@ -42,7 +42,7 @@ type testDoor struct {
 
 func newDoor(t *testing.T, o doorOpts) *testDoor {
 	t.Helper()
-	reg, err := task.New(task.Config{Acceptance: task.ModeQueue, QueueDepth: 64})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.ModeQueue, QueueDepth: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func newDoor(t *testing.T, o doorOpts) *testDoor {
 	cfg := door.Config{
 		Registry:   reg,
 		Card:       agentcard.Config{Name: "described", Version: "1.0.0", URL: td.url, Tools: []string{"lint"}},
-		Acceptance: task.ModeQueue,
+		Acceptance: tasktable.ModeQueue,
 		PeerTasks:  o.peerTasks,
 		SessionID:  td.session,
 		PeerFiles:  o.peer,
@@ -98,7 +98,7 @@ func newDoor(t *testing.T, o doorOpts) *testDoor {
 	return td
 }
 
-func execute(ctx context.Context, run *task.Run) {
+func execute(ctx context.Context, run *tasktable.Run) {
 	text := a2a.Text(run.Message().Parts)
 	switch {
 	case text == "hold":
@@ -107,18 +107,18 @@ func execute(ctx context.Context, run *task.Run) {
 		case <-ctx.Done():
 		}
 	case strings.HasPrefix(text, "fail:"):
-		run.Finish(task.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:"),
+		run.Finish(tasktable.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:"),
 			Murmur: &a2a.MurmurTaskMetadata{NoAnswer: true}})
 	case strings.HasPrefix(text, "ask:"):
 		run.AskInput(strings.TrimPrefix(text, "ask:"))
 		select {
 		case m := <-run.Replies():
-			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
+			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
 		case <-run.Canceled():
 		case <-ctx.Done():
 		}
 	default:
-		run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
+		run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // plane is a door.PeerFiles that serves "the report\n" for the handle

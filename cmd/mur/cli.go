@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Env is what a command reads and writes besides its arguments, so tests can

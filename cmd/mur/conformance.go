@@ -7,7 +7,7 @@ import (
 	"net/url"
 
 	"github.com/murmur-go/mur/conformance"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // cmdConformance is `mur conformance <url> [--token [<kind>=]@<file>]…`

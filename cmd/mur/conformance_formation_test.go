@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // memberManifest is the conforming capsule as a formation member's: an

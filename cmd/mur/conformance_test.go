@@ -20,8 +20,8 @@ import (
 	"github.com/murmur-go/mur/conformance"
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/tasktable"
 )
 
 // runConformanceBin runs the real binary: `mur conformance <args>`.
@@ -121,7 +121,7 @@ func TestConformanceAgainstDoor_GO7(t *testing.T) {
 // executor that completes every task with "ok", until the test ends.
 func serveTestDoor(t *testing.T) (url, token string) {
 	t.Helper()
-	reg, err := task.New(task.Config{Acceptance: task.ModeQueue, QueueDepth: 64})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.ModeQueue, QueueDepth: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func serveTestDoor(t *testing.T) (url, token string) {
 	d, err := door.New(door.Config{
 		Registry:   reg,
 		Card:       agentcard.Config{Name: "conformer", Version: "0.1.0", URL: url},
-		Acceptance: task.ModeQueue,
+		Acceptance: tasktable.ModeQueue,
 		SessionID:  a2a.NewID(a2a.PrefixSession),
 		Auth:       &door.Auth{Realm: "conformer", Tokens: toks},
 	})
@@ -154,7 +154,7 @@ func serveTestDoor(t *testing.T) (url, token string) {
 			if err != nil {
 				return
 			}
-			run.Finish(task.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
+			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
 		}
 	})
 	t.Cleanup(func() {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // tokenKinds are the kinds of token `mur conformance` takes, in the order

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
 )

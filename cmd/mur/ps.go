@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a/client"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 )

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"

@@ -12,7 +12,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/runtime/credential"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/spawn"

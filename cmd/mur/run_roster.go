@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/door"
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"

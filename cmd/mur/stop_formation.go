@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/trace"

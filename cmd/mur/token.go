@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/running"
 )

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
-	"github.com/murmur-go/mur/internal/view"
+	"github.com/murmur-go/mur/launcher/view"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/traceview"

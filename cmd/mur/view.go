@@ -15,8 +15,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/murmur-go/mur/internal/diag"
-	"github.com/murmur-go/mur/internal/view"
+	"github.com/murmur-go/mur/launcher/view"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/records"
 )
 

@@ -17,44 +17,44 @@ const module = "github.com/murmur-go/mur"
 // it) to the module packages it may import. Standard library and third-party
 // imports are not restricted here. The most specific rule wins.
 var rules = map[string][]string{
-	"a2a":                 {},
-	"a2a/client":          {"a2a"},
-	"agentcard":           {"a2a"},
-	"door":                {"a2a", "agentcard", "internal/task", "internal/credential", "internal/diag", "internal/peerplane"},
-	"internal/diag":       {},
-	"internal/task":       {"a2a"},
-	"internal/credential": {"a2a"},
+	"a2a":                {},
+	"a2a/client":         {"a2a"},
+	"agentcard":          {"a2a"},
+	"door":               {"a2a", "agentcard", "runtime/tasktable", "runtime/credential", "runtime/diag", "runtime/peerplane"},
+	"runtime/diag":       {},
+	"runtime/tasktable":  {"a2a"},
+	"runtime/credential": {"a2a"},
 	// The peer plane's handle format and the door↔runtime seam of
 	// GET /resources/peer/<handle>: the standard library only.
-	"internal/peerplane": {},
-	"internal/arch":      {},
-	"internal/golden":    {},
+	"runtime/peerplane": {},
+	"internal/arch":     {},
+	"internal/golden":   {},
 	// The fake harness binary of the process tests (process.md PTEST-1)
 	// speaks MCP to the bridge and knows nothing of mur; fakemodel serves
 	// the drivers' fakes in harness mode as a process (PTEST-6).
 	"internal/harnesstest/...": {"runtime/driver/..."},
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round.
-	"runtime/harness":   {"internal/diag", "runtime/manifest", "runtime/tool/status"},
+	"runtime/harness":   {"runtime/diag", "runtime/manifest", "runtime/tool/status"},
 	"internal/testmur":  {},
 	"internal/otlptest": {},
 	// The runtime never reaches the door or the launcher: it satisfies the
-	// door's needs through internal/task and meets formations through fds.
-	"runtime/...": {"a2a", "a2a/client", "internal/diag", "internal/task", "internal/credential", "internal/peerplane", "runtime/..."},
+	// door's needs through runtime/tasktable and meets formations through fds.
+	"runtime/...": {"a2a", "a2a/client", "runtime/diag", "runtime/tasktable", "runtime/credential", "runtime/peerplane", "runtime/..."},
 	// A driver speaks to a model and knows nothing else of the runtime.
-	"runtime/driver/...": {"a2a", "internal/diag", "runtime/driver/..."},
+	"runtime/driver/...": {"a2a", "runtime/diag", "runtime/driver/..."},
 	// The tools: the core (Tool, Result, the registry, the task state) names
 	// no concrete tool; a tool package builds on the core and the runtime's
 	// leaf packages, never on a sibling tool or on the session that runs it.
 	// A new tool lands in a package of its own under runtime/tool/.
-	"runtime/tool": {"a2a", "internal/diag", "runtime/manifest", "runtime/trace"},
+	"runtime/tool": {"a2a", "runtime/diag", "runtime/manifest", "runtime/trace"},
 	// The bridge (a process session's loopback MCP server) speaks the wire
 	// and calls a dispatcher it is handed; it knows tools only by their
 	// specs and never the session that answers them.
 	"runtime/harness/bridge": {"runtime/tool"},
 	// Delegation's process side, shared by delegate-task and submit-plan's
 	// capsule steps: a leaf below the tools, which knows none of them.
-	"runtime/spawn":    {"a2a", "a2a/client", "internal/diag", "runtime/manifest", "runtime/store", "runtime/formation"},
+	"runtime/spawn":    {"a2a", "a2a/client", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation"},
 	"runtime/tool/...": toolImports,
 	// Spans and metrics: the OpenTelemetry SDK and Prometheus, over the
 	// trace records it counts; no other runtime package.
@@ -63,14 +63,14 @@ var rules = map[string][]string{
 	// manifests and stores (admission, BIND-1) and lays out formation and
 	// records directories (DIR-1, DIR-2, RET-1) through the runtime's leaf
 	// packages for them.
-	"launcher/...":    {"a2a", "a2a/client", "agentcard", "internal/diag", "internal/credential", "runtime/manifest", "runtime/records", "runtime/store", "launcher/..."},
+	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/records", "runtime/store", "launcher/..."},
 	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables
 	// mur view reads what sessions leave (running records, records
 	// directories, traces) and watches doors as an A2A client, as `mur ps`
 	// and `mur stop` do; it is reached only from cmd/mur.
-	"internal/view/...": {"a2a", "a2a/client", "internal/diag", "runtime/records", "runtime/running", "runtime/trace", "internal/view/..."},
+	"launcher/view/...": {"a2a", "a2a/client", "runtime/diag", "runtime/records", "runtime/running", "runtime/trace", "launcher/view/..."},
 	"cmd/...":           {"..."},
 	// An example's helper is an A2A client like any other.
 	"examples/...": {"a2a", "a2a/client"},
@@ -78,7 +78,7 @@ var rules = map[string][]string{
 
 // toolImports are what a package under runtime/tool/ may import.
 var toolImports = []string{
-	"a2a", "a2a/client", "internal/diag", "internal/credential", "internal/peerplane",
+	"a2a", "a2a/client", "runtime/diag", "runtime/credential", "runtime/peerplane",
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 	// The span helpers: a tool that calls out (call-member, delegate-task)
@@ -190,8 +190,8 @@ func TestPermitsAnywhere(t *testing.T) {
 			}
 		}
 	}
-	if a2a, _ := ruleFor("a2a"); permits(a2a, "internal/diag") {
-		t.Error("a2a may import internal/diag")
+	if a2a, _ := ruleFor("a2a"); permits(a2a, "runtime/diag") {
+		t.Error("a2a may import runtime/diag")
 	}
 }
 

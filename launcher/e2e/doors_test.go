@@ -20,8 +20,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/credential"
 	"github.com/murmur-go/mur/runtime/store"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Facts are what admission and the launcher read from a member's packed

@@ -3,7 +3,7 @@ package roster
 import (
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // FuzzParse: any bytes give a roster or one E-ROS-001, never a panic (STYLE §9).

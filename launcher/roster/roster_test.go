@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // fakeStore is a Resolver over a map of "capsule@version" → result.

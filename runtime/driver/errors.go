@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Sentinels for the two failures with their own task_failed cause (DRV-1,

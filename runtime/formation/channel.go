@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
+	"github.com/murmur-go/mur/runtime/credential"
 )
 
 // The channel's line types (formations.md §17); other types are ignored.

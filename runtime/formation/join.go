@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // The variables the launcher sets on every member (LAUNCH-3).

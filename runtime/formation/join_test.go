@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/credential"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 const hint046 = "\n  hint: launch the formation with mur run --roster, or unset these variables to run this capsule on its own\n"

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Version is what the version probe read (PROC-10).

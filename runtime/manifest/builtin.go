@@ -3,7 +3,7 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // ToolRequestInput is the one artifact the runtime answers itself (input.md

@@ -1,7 +1,7 @@
 // Package manifest loads murmur.yaml (capsule.md §1): a strict parse with
 // gopkg.in/yaml.v3 into a node tree, then typed structs, defaults set in one
 // place, and validation in MAN-4's order (steps 1–7), each fault a coded
-// diagnostic from internal/diag. It also loads .env (SES-10), parses and
+// diagnostic from runtime/diag. It also loads .env (SES-10), parses and
 // matches network allow lists, and holds the reserved tool names (tools.md
 // STAGE-5).
 //

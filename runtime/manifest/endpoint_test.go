@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestEndpointRule: one rule for both HTTP drivers: endpoint is the base URL

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // file is the manifest path the table tests parse under: messages name it

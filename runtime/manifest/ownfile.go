@@ -3,7 +3,7 @@ package manifest
 import (
 	"path/filepath"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // OwnFile is the path to read for a file the manifest names at dotted key

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // proc is the smallest valid harness capsule (process.md PROC-1, PROC-3).

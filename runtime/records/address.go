@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // MinSuffix is the shortest id suffix that names a session (CLI-9).

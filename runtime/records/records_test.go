@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // sesAt returns a session id minted at t (UUIDv7 layout), n telling apart

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 const (

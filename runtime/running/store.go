@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Dir is the running-records directory, $MURMUR_HOME/running.

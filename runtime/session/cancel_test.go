@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -34,12 +34,12 @@ func cancelInInference(t *testing.T) (*Session, a2a.Task, Result) {
 	s := startIn(t, l, nil, nil)
 	done := make(chan Result, 1) // buffered: Run's goroutine never blocks
 	go func() { done <- s.Run() }()
-	tk, _, err := s.Registry().Send(task.SendRequest{Prov: task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("wait")})
+	tk, _, err := s.Registry().Send(tasktable.SendRequest{Prov: tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("wait")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-started
-	if _, err := s.Registry().Cancel(task.Caller{}, tk.ID); err != nil {
+	if _, err := s.Registry().Cancel(tasktable.Caller{}, tk.ID); err != nil {
 		t.Fatal(err)
 	}
 	s.Stop(BySignal)
@@ -59,7 +59,7 @@ func TestCancelDuringInference_LOOP16(t *testing.T) {
 	if got := resultTxt(t, s); got != "canceled: CancelTask" {
 		t.Errorf("result.txt = %q", got)
 	}
-	got, _ := s.Registry().Get(task.Caller{}, tk.ID, nil)
+	got, _ := s.Registry().Get(tasktable.Caller{}, tk.ID, nil)
 	if got.Status.State != a2a.TaskStateCanceled {
 		t.Errorf("state = %s", got.Status.State)
 	}
@@ -77,7 +77,7 @@ func TestStopDuringTask_SES8(t *testing.T) {
 	done := make(chan Result, 1) // buffered: Run's goroutine never blocks
 	go func() { done <- s.Run() }()
 	<-started
-	queued, _, err := s.Registry().Send(task.SendRequest{Prov: task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("second")})
+	queued, _, err := s.Registry().Send(tasktable.SendRequest{Prov: tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("second")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestStopDuringTask_SES8(t *testing.T) {
 	if rj.Cause != "session_ended" || rj.TaskID != string(queued.ID) || rj.Source != "a2a" {
 		t.Errorf("task_rejected = %+v", rj)
 	}
-	q, _ := s.Registry().Get(task.Caller{}, queued.ID, nil)
+	q, _ := s.Registry().Get(tasktable.Caller{}, queued.ID, nil)
 	if q.Status.State != a2a.TaskStateRejected || a2a.Text(q.Status.Message.Parts) != "task rejected: the session was stopped before this task started" {
 		t.Errorf("queued task = %+v", q.Status)
 	}

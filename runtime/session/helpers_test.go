@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
@@ -185,8 +185,8 @@ func lastText(req driver.Request) string {
 	return strings.Join(parts, "\n")
 }
 
-func launchProv() task.Provenance {
-	return task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
+func launchProv() tasktable.Provenance {
+	return tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
 }
 
 func userMsg(text string) a2a.Message {

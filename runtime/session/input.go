@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/input"
 )
@@ -34,7 +34,7 @@ func (s *Session) requestInput() tool.Artifact {
 }
 
 // inputDoor adapts the task table's run to request-input's Door.
-type inputDoor struct{ run *task.Run }
+type inputDoor struct{ run *tasktable.Run }
 
 func (d inputDoor) Ask(prompt string) bool { return d.run.AskInput(prompt) }
 
@@ -56,7 +56,7 @@ func (d inputDoor) Withdraw() (input.Reply, bool) {
 }
 
 // reply is what request-input reads of a reply (INP-5, INP-10).
-func reply(r task.Reply) input.Reply {
+func reply(r tasktable.Reply) input.Reply {
 	return input.Reply{MessageID: r.Message.MessageID, Text: partsText(r.Message), Origin: string(r.Prov.Origin),
 		Trust: string(r.Prov.Trust), CallerMember: r.Caller.Member}
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -51,7 +51,7 @@ func startAsk(t *testing.T, lifecycle string, d *fakeDriver) *asking {
 	results := &syncBuf{ch: make(chan string, 4)}                                                    // buffered: a test reads at most two task ends
 	a := &asking{s: startIn(t, l, results, nil), d: d, done: make(chan Result, 1), results: results} // done buffered: Run's goroutine never blocks
 	go func() { a.done <- a.s.Run() }()
-	tk, sub, err := a.s.Registry().Send(task.SendRequest{Prov: task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"},
+	tk, sub, err := a.s.Registry().Send(tasktable.SendRequest{Prov: tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"},
 		Message: userMsg("release?"), Subscribe: true})
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +77,10 @@ func (a *asking) stop(t *testing.T) []trace.Line {
 	return readTrace(t, a.s)
 }
 
-func (a *asking) reply(c task.Caller, text string) (a2a.Task, error) {
+func (a *asking) reply(c tasktable.Caller, text string) (a2a.Task, error) {
 	m := userMsg(text)
 	m.TaskID = a.task.ID
-	tk, _, err := a.s.Registry().Send(task.SendRequest{Caller: c, Prov: task.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a"}, Message: m})
+	tk, _, err := a.s.Registry().Send(tasktable.SendRequest{Caller: c, Prov: tasktable.Provenance{Origin: a2a.OriginEvent, Trust: a2a.TrustUntrusted, Source: "a2a"}, Message: m})
 	return tk, err
 }
 
@@ -90,7 +90,7 @@ func (a *asking) reply(c task.Caller, text string) (a2a.Task, error) {
 // and input_request (under the turn), input_reply, tool_call follow in order.
 func TestRequestInputReply_INP5(t *testing.T) {
 	a := startAsk(t, "", askingDriver("Which branch?"))
-	got, err := a.s.Registry().Get(task.Caller{}, a.task.ID, nil)
+	got, err := a.s.Registry().Get(tasktable.Caller{}, a.task.ID, nil)
 	if err != nil || got.Status.State != a2a.TaskStateInputRequired || len(got.Artifacts) != 1 ||
 		got.Artifacts[0].ArtifactID != a2a.ArtifactPrompt || a2a.Text(got.Artifacts[0].Parts) != "Which branch?" || got.Status.Message != nil {
 		t.Fatalf("GetTask while waiting = %+v, %v", got, err)
@@ -98,7 +98,7 @@ func TestRequestInputReply_INP5(t *testing.T) {
 	if n := len(a.d.requests()); n != 1 {
 		t.Errorf("driver calls while waiting = %d, want 1 (INP-4: none while it waits)", n)
 	}
-	ans, err := a.reply(task.Caller{Credential: "operator"}, "release from main")
+	ans, err := a.reply(tasktable.Caller{Credential: "operator"}, "release from main")
 	if err != nil || ans.Status.State != a2a.TaskStateWorking {
 		t.Fatalf("reply = %s, %v; want WORKING", ans.Status.State, err)
 	}
@@ -111,7 +111,7 @@ func TestRequestInputReply_INP5(t *testing.T) {
 		t.Fatalf("driver calls = %d, want 2", len(reqs))
 	}
 	golden.Check(t, "input_reply_result", lastText(reqs[1]))
-	end, _ := a.s.Registry().Get(task.Caller{}, a.task.ID, nil)
+	end, _ := a.s.Registry().Get(tasktable.Caller{}, a.task.ID, nil)
 	if end.Status.State != a2a.TaskStateCompleted {
 		t.Errorf("state = %s, want COMPLETED", end.Status.State)
 	}
@@ -155,17 +155,17 @@ func TestRequestInputReply_INP5(t *testing.T) {
 func TestRequestInputOneReply_INP6(t *testing.T) {
 	d := askingDriver("q")
 	a := startAsk(t, "", d)
-	queued, _, err := a.s.Registry().Send(task.SendRequest{Prov: task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("next")})
+	queued, _, err := a.s.Registry().Send(tasktable.SendRequest{Prov: tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "a2a"}, Message: userMsg("next")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q, _ := a.s.Registry().Get(task.Caller{}, queued.ID, nil); q.Status.State != a2a.TaskStateSubmitted {
+	if q, _ := a.s.Registry().Get(tasktable.Caller{}, queued.ID, nil); q.Status.State != a2a.TaskStateSubmitted {
 		t.Errorf("queued task = %s while the first waits, want SUBMITTED (INP-9)", q.Status.State)
 	}
-	if _, err := a.reply(task.Caller{}, "one"); err != nil {
+	if _, err := a.reply(tasktable.Caller{}, "one"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.reply(task.Caller{}, "two"); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+	if _, err := a.reply(tasktable.Caller{}, "two"); !errors.Is(err, a2a.ErrUnsupportedOperation) {
 		t.Errorf("second reply error = %v, want -32004 (INP-6)", err)
 	}
 	<-a.results.ch // the first task ends
@@ -186,7 +186,7 @@ func TestRequestInputTimeout_INP7(t *testing.T) {
 	if ended := <-a.results.ch; ended != "error: input-timeout\n" {
 		t.Errorf("the task ended %q", ended)
 	}
-	got, _ := a.s.Registry().Get(task.Caller{}, a.task.ID, nil)
+	got, _ := a.s.Registry().Get(tasktable.Caller{}, a.task.ID, nil)
 	if got.Status.State != a2a.TaskStateFailed || got.Status.Message == nil || a2a.Text(got.Status.Message.Parts) != "input-timeout" {
 		t.Errorf("ended = %+v, want FAILED with status message exactly input-timeout", got.Status)
 	}
@@ -217,7 +217,7 @@ func TestRequestInputTimeout_INP7(t *testing.T) {
 // TestRequestInputCancel_INP8: CancelTask while waiting → CANCELED, phase input.
 func TestRequestInputCancel_INP8(t *testing.T) {
 	a := startAsk(t, "", askingDriver("q"))
-	if c, err := a.s.Registry().Cancel(task.Caller{}, a.task.ID); err != nil || c.Status.State != a2a.TaskStateCanceled {
+	if c, err := a.s.Registry().Cancel(tasktable.Caller{}, a.task.ID); err != nil || c.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("CancelTask = %s, %v", c.Status.State, err)
 	}
 	recs := a.stop(t)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/formation"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -209,7 +209,7 @@ func (s *Session) pump() {
 // decides reports whether a task's status decides the session's (LOOP-20):
 // the launch task, a task the session ends after, or one live while it
 // closes; never a peer task on a sleeping capsule, never no_answer.
-func (s *Session) decides(run *task.Run, status string, sleeps bool) bool {
+func (s *Session) decides(run *tasktable.Run, status string, sleeps bool) bool {
 	if status == StatusNoAnswer {
 		return false
 	}

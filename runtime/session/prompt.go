@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/driver/choice"
 	"github.com/murmur-go/mur/runtime/manifest"

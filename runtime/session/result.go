@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // Exit statuses of a task (LOOP-5, tools.md REC-4) and of a session (LOOP-20).

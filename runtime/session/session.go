@@ -13,14 +13,14 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/diag"
-	"github.com/murmur-go/mur/internal/peerplane"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/spawn"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/peerfile"
@@ -85,7 +85,7 @@ type Session struct {
 	otel    *telemetry.Provider // OTEL-2: spans, exported or not
 	tracer  oteltrace.Tracer
 	metrics *telemetry.Metrics
-	reg     *task.Registry
+	reg     *tasktable.Registry
 	tools   *tool.Registry
 	specs   []driver.ToolSpec
 	shell   *shell.Shell
@@ -114,7 +114,7 @@ type Session struct {
 	hx          *hsession // transport: process only (process.md)
 	stats       stats
 	mu          sync.Mutex
-	current     *task.Run
+	current     *tasktable.Run
 	curTask     *taskRun
 	stopCause   string // "" until the session winds down
 	stopped     bool   // a signal or lifeline: queued tasks read "…was stopped before…"
@@ -127,7 +127,7 @@ type Session struct {
 func (s *Session) ID() string { return s.id }
 
 // Registry is the session's task table, for the door.
-func (s *Session) Registry() *task.Registry { return s.reg }
+func (s *Session) Registry() *tasktable.Registry { return s.reg }
 
 // RecordsDir is the records directory (SES-3).
 func (s *Session) RecordsDir() string { return s.recordsDir }
@@ -188,7 +188,7 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 		return nil, err
 	}
 	s.tr = tr
-	reg, err := task.New(task.Config{Acceptance: task.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: now, Notify: s.notify})
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: now, Notify: s.notify})
 	if err != nil {
 		return nil, fmt.Errorf("task table: %w", err)
 	}
@@ -217,7 +217,7 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))
 		}
 		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(l.TaskText)}}
-		prov := task.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
+		prov := tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
 		t, err := s.reg.Submit(prov, msg)
 		if err != nil {
 			return nil, fmt.Errorf("submit the launch task: %w", err)

@@ -12,9 +12,9 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/diag"
-	"github.com/murmur-go/mur/internal/task"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -24,7 +24,7 @@ import (
 // pump's goroutine touches it, except through mu.
 type taskRun struct {
 	s     *Session
-	run   *task.Run
+	run   *tasktable.Run
 	id    string
 	state *tool.TaskState
 	span  oteltrace.Span // the task's span (OTEL-5), ended by finish
@@ -111,7 +111,7 @@ func partsBytes(m a2a.Message) int {
 
 // taskText is LOOP-21's first user message: the parts in order (data as
 // compact JSON) joined by "\n", fenced under task:<origin> when untrusted.
-func taskText(m a2a.Message, p task.Provenance) string {
+func taskText(m a2a.Message, p tasktable.Provenance) string {
 	text := partsText(m)
 	if p.Trust == a2a.TrustUntrusted {
 		return tool.Fence(tool.SourceTask+string(p.Origin), text)
@@ -144,7 +144,7 @@ func partsText(m a2a.Message) string {
 
 // runTask runs one task from task_start to task_end and returns its exit
 // status and SES-5 text.
-func (s *Session) runTask(run *task.Run) (status, text string) {
+func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 	prov := run.Provenance()
 	// OTEL-1, OTEL-5: the task's span, the A2A server span, is parented on
 	// the caller's trace context; every span of the task descends from it.
@@ -227,7 +227,7 @@ func (t *taskRun) finish(e ending) {
 	// checked before the outcome, and a failed trace fails the task with
 	// E-RUN-007's text; the session then ends with it (LOOP-19).
 	lost := s.tr.Check()
-	out := task.Outcome{State: a2a.TaskStateFailed, Message: e.text}
+	out := tasktable.Outcome{State: a2a.TaskStateFailed, Message: e.text}
 	if e.statusText != "" {
 		out.Message = e.statusText
 	}
@@ -238,7 +238,7 @@ func (t *taskRun) finish(e ending) {
 	case lost != nil:
 		out.Message = lost.Error()
 	case e.status == StatusOK:
-		out = task.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
+		out = tasktable.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
 		s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: e.text, Final: true})
 	case e.status == StatusCanceled:
 		out.State = a2a.TaskStateCanceled

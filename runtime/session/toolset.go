@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/task"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 	"github.com/murmur-go/mur/runtime/tool/plan"
@@ -138,7 +138,7 @@ func (s *Session) workExited(w *shell.Work, returned bool) {
 	if !returned && lc.TaskAcceptance == "queue" && lc.AfterTask == "sleep" {
 		text := "Background command " + w.ID + " (" + w.Command + ") ended.\n\n" + w.Report(s.now(), nil)
 		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}}
-		prov := task.Provenance{Origin: a2a.OriginCompletion, Trust: a2a.TrustTrusted, Source: "detached_shell"}
+		prov := tasktable.Provenance{Origin: a2a.OriginCompletion, Trust: a2a.TrustTrusted, Source: "detached_shell"}
 		if t, err := s.reg.Submit(prov, msg); err == nil {
 			id := string(t.ID)
 			completion = &id

@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // skipped reports whether a directory entry is neither copied nor hashed

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // writeTree creates files (slash path → content; a trailing '*' in the path

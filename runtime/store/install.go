@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // ArtifactID names an artifact to install: bare name, exact version, and

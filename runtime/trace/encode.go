@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // Header is what every line starts with (TRACE-1): event_type, event_id,

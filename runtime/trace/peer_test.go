@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // TestRecordsNeverHoldAToken: a peer-file handle in any field of any

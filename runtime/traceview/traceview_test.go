@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestRenderGoldenCLI10 renders hand-written traces following capsule.md §6.

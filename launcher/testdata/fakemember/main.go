@@ -34,8 +34,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/internal/credential"
-	"github.com/murmur-go/mur/internal/diag"
+	"github.com/murmur-go/mur/runtime/credential"
+	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/formation"
 )
 

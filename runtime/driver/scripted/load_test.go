@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // invalidScripts are DRV-7's refusals: unknown key, wrong type, bad regex,

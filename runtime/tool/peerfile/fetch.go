@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a/client"
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )

@@ -11,8 +11,8 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // peerBase reads a tool's peer (PFILE-2, PFILE-4): host:port, or an

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 

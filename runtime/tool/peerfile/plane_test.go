@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 

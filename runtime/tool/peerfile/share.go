@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )

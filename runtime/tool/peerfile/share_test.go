@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/golden"
-	"github.com/murmur-go/mur/internal/peerplane"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )

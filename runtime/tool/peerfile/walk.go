@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // fileID is what an open file is known by for the digest cache: the inode

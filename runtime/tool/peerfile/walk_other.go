@@ -2,7 +2,7 @@
 
 package peerfile
 
-import "github.com/murmur-go/mur/internal/peerplane"
+import "github.com/murmur-go/mur/runtime/peerplane"
 
 // openBelow needs openat and O_NOFOLLOW walks; on other systems the plane
 // serves nothing rather than serve through a weaker check.

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // openBelow opens workdir/root.../rel... one component at a time, each

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/internal/peerplane"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )

@@ -3,8 +3,8 @@ package diag_test
 import (
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestBoundsGolden pins the exact texts of the input bounds (issue 9 item 6):

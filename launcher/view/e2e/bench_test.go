@@ -117,7 +117,7 @@ func (l *lags) quantile(q float64) float64 {
 // the entry's trace file every 100 ms (the view's poll period); and the view
 // process's resident memory, idle before the task and at its peak (VmHWM).
 //
-//	go test -run '^$' -bench ViewLag -benchtime 1x ./internal/view/e2e/
+//	go test -run '^$' -bench ViewLag -benchtime 1x ./launcher/view/e2e/
 func BenchmarkViewLag(b *testing.B) {
 	for b.Loop() {
 		p := newProject(b)

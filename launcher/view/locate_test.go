@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestLocate: full ids of a recorded formation and session are found; every

@@ -1,4 +1,4 @@
-// Package task is a session's task table: acceptance (door.md TASK-7), lanes
+// Package tasktable is a session's task table: acceptance (door.md TASK-7), lanes
 // (capsule.md LOOP-4), states and transitions (TASK-2, TASK-3), visibility per
 // caller (AUTH-6), history, listing with pages (METH-LT), cancel (METH-CT),
 // subscriptions for A2A streams (SSE-1..5) and the stream/watch frame buffer
@@ -6,7 +6,7 @@
 // task from it with Next and reports through the Run it gets.
 //
 // One Registry serves one session. All methods are safe for concurrent use.
-package task
+package tasktable
 
 import (
 	"errors"

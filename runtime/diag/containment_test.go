@@ -3,8 +3,8 @@ package diag_test
 import (
 	"testing"
 
-	"github.com/murmur-go/mur/internal/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestContainmentGolden pins E-CAP-003 (issue 9: scoped asked of a kernel
