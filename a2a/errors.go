@@ -218,3 +218,15 @@ func VersionNotSupported(requested string) *Error {
 		"A2A version '"+requested+"' is not supported; this agent speaks 1.0",
 		map[string]string{"requestedVersion": requested, "supportedVersions": "1.0"})
 }
+
+// MediaTypeA2AJSON is the A2A media type v1.0.1 prefers for request and
+// response bodies; a door reads it as it reads MediaTypeJSON.
+const MediaTypeA2AJSON = "application/a2a+json"
+
+// MediaTypeNotSupported is -32005 for a request body sent as a media type the
+// door does not read; mediaType is the Content-Type sent ("" when absent).
+func MediaTypeNotSupported(mediaType string) *Error {
+	return NewError(ErrContentTypeNotSupported,
+		"Content type not supported: send the request as "+MediaTypeJSON+" or "+MediaTypeA2AJSON,
+		map[string]string{"mediaType": mediaType})
+}

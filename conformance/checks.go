@@ -14,7 +14,7 @@ func checks() []check {
 		{id: "murmur.card", title: "The murmur extensions on the card are well formed", run: murmurCard},
 
 		// The HTTP surface (DOOR-2..5, GO-6) and credentials (AUTH-1, AUTH-7, ORD-2).
-		{id: "http.not-found", title: "Unrouted paths, methods and content types are 404", rpc: true, run: httpNotFound},
+		{id: "http.not-found", title: "Unrouted paths and methods are 404", rpc: true, run: httpNotFound},
 		{id: "http.too-large", title: "A body over 8 MiB is refused 413", rpc: true, run: httpTooLarge},
 		{id: "http.metrics", title: "GET /metrics serves Prometheus text without a token", run: httpMetrics},
 		{id: "auth.missing", title: "No Authorization header is refused 401 unauthenticated", run: authMissing},
@@ -33,6 +33,7 @@ func checks() []check {
 		{id: "rpc.method-not-found", title: "An unknown method is -32601", rpc: true, run: rpcMethodNotFound},
 		{id: "rpc.a2a03-names", title: "A2A 0.3 method names are -32601", rpc: true, run: rpcA2A03Names},
 		{id: "rpc.id-echo", title: "Every answer echoes the request id with its JSON type", rpc: true, run: rpcIDEcho},
+		{id: "rpc.media-type", title: "application/a2a+json is read as JSON; another media type is -32005", rpc: true, run: rpcMediaType},
 		{id: "rpc.params-array", title: "Array params are -32602", rpc: true, run: rpcParamsArray},
 
 		// Methods (§7), task states (§6) and errors (RPC-4).

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
@@ -26,8 +28,8 @@ func (s *suite) getTaskBody() []byte {
 const unknownTaskID = "tsk_00000000000070008000000000000000"
 
 // httpNotFound: DOOR-2, DOOR-4 — an unrouted GET is 404; on a murmur door
-// also other methods on /, other content types, REST paths and an empty body,
-// each with an empty body (never 405).
+// also other methods on /, unrouted REST paths and an empty body, each with
+// an empty body (never 405).
 func httpNotFound(ctx context.Context, s *suite) error {
 	auth := hdr{}
 	if s.cfg.Token != "" {
@@ -50,9 +52,7 @@ func httpNotFound(ctx context.Context, s *suite) error {
 	}{
 		{"GET /", http.MethodGet, "/", nil, auth},
 		{"DELETE /", http.MethodDelete, "/", nil, auth},
-		{"POST / as text/plain", http.MethodPost, "/", s.getTaskBody(), hdr{"Content-Type": "text/plain"}},
-		{"POST / as application/a2a+json", http.MethodPost, "/", s.getTaskBody(), hdr{"Content-Type": "application/a2a+json"}},
-		{"POST /message:send", http.MethodPost, "/message:send", s.getTaskBody(), nil},
+		{"POST /message:nowhere", http.MethodPost, "/message:nowhere", s.getTaskBody(), nil},
 		{"POST / with an empty body", http.MethodPost, "/", nil, nil},
 	}
 	for _, c := range cases {
@@ -65,6 +65,32 @@ func httpNotFound(ctx context.Context, s *suite) error {
 		}
 	}
 	return nil
+}
+
+// rpcMediaType: A2A §9.1, §11.1 — a JSON-RPC body sent as
+// application/a2a+json is read as application/json is; any other media type
+// is -32005 in a JSON-RPC answer echoing the id, never a bare HTTP refusal.
+// JSON-RPC names application/json only, so another door may refuse
+// application/a2a+json: the check asks it of a murmur door (DOOR-4).
+func rpcMediaType(ctx context.Context, s *suite) error {
+	if s.murmur {
+		a, err := s.rpc(ctx, s.getTaskBody(), hdr{"Content-Type": "application/a2a+json"})
+		if err != nil {
+			return fmt.Errorf("POST / as application/a2a+json: %w", err)
+		}
+		if err := s.expectA2A(a, -32001, "TASK_NOT_FOUND", nil); err != nil {
+			return fmt.Errorf("POST / as application/a2a+json (GetTask on an unknown id): %w", err)
+		}
+	}
+	id := s.nextID()
+	a, err := s.rpc(ctx, request(id, a2a.MethodGetTask, map[string]any{"id": unknownTaskID}), hdr{"Content-Type": "text/plain"})
+	if err != nil {
+		return fmt.Errorf("POST / as text/plain: %w", err)
+	}
+	if err := s.expectA2A(a, -32005, "CONTENT_TYPE_NOT_SUPPORTED", map[string]string{"mediaType": "text/plain"}); err != nil {
+		return fmt.Errorf("POST / as text/plain: %w", err)
+	}
+	return a.expectID(strconv.FormatInt(id, 10))
 }
 
 // httpTooLarge: DOOR-5 [OURS] — over 8 MiB is 413 with an empty body, before parsing.

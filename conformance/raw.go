@@ -132,7 +132,7 @@ func parseAnswer(ex *exchange) (*rpcAnswer, error) {
 	if ex.status != http.StatusOK {
 		return nil, failf("HTTP %d %s, want 200 with a JSON-RPC answer", ex.status, snippet(ex.body))
 	}
-	if mt := ex.mediaType(); mt != "application/json" {
+	if mt := ex.mediaType(); mt != a2a.MediaTypeJSON && mt != a2a.MediaTypeA2AJSON {
 		return nil, failf("Content-Type %q, want application/json", ex.header.Get("Content-Type"))
 	}
 	var m map[string]json.RawMessage

@@ -122,9 +122,7 @@ func TestRouteRefusals_DOOR4_DOOR5(t *testing.T) {
 		hdr                      []string
 	}{
 		{"GET /", http.MethodGet, "/", "", nil},
-		{"REST path", http.MethodPost, "/message:send", sendBody("hi", ""), nil},
-		{"a2a+json", http.MethodPost, "/", sendBody("hi", ""), []string{"Content-Type:", "Content-Type: application/a2a+json"}},
-		{"no content type", http.MethodPost, "/", sendBody("hi", ""), []string{"Content-Type:"}},
+		{"REST path", http.MethodPost, "/message:nowhere", sendBody("hi", ""), nil},
 		{"empty body", http.MethodPost, "/", "", nil},
 		{"POST card", http.MethodPost, a2aCardPath, "{}", nil},
 		{"DELETE metrics", http.MethodDelete, "/metrics", "", nil},
@@ -133,6 +131,29 @@ func TestRouteRefusals_DOOR4_DOOR5(t *testing.T) {
 			wantRefusal(t, td.do(tc.method, tc.path, "", tc.body, tc.hdr...), 404, "", "")
 		})
 	}
+	t.Run("a2a+json", func(t *testing.T) {
+		r := td.call("", getTask, "Content-Type:", "Content-Type: application/a2a+json")
+		if r.Error == nil || r.Error.Code != -32001 {
+			t.Errorf("answer = %+v, want -32001", r.Error)
+		}
+	})
+	for _, ct := range []string{"", "text/plain", "application/jsonx", "application/json-patch+json"} {
+		t.Run("media type "+ct, func(t *testing.T) {
+			r := td.call("", getTask, "Content-Type:", "Content-Type: "+ct)
+			if r.Error == nil || r.Error.Code != -32005 || string(r.ID) != "1" {
+				t.Fatalf("answer = %s %+v, want -32005 echoing id 1", r.ID, r.Error)
+			}
+			if d := r.Error.Data; len(d) != 1 || d[0].Reason != "CONTENT_TYPE_NOT_SUPPORTED" || d[0].Metadata["mediaType"] != ct {
+				t.Errorf("data = %+v", d)
+			}
+		})
+	}
+	t.Run("media type of a body that is not JSON", func(t *testing.T) {
+		r := td.call("", "not json", "Content-Type:", "Content-Type: text/plain")
+		if r.Error == nil || r.Error.Code != -32005 || string(r.ID) != "null" {
+			t.Errorf("answer = %s %+v, want -32005 with id null", r.ID, r.Error)
+		}
+	})
 	t.Run("content type with parameters", func(t *testing.T) {
 		r := td.call("", getTask, "Content-Type:", "Content-Type: Application/JSON; charset=utf-8")
 		if r.Error == nil || r.Error.Code != -32001 {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
@@ -72,11 +72,7 @@ func (ms *methodSet) resolve(method string) (handler, error) {
 // serveRPC is POST / past steps 2–3: ORD-1 steps 5 to 14, in order.
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	ex := exchangeOf(r)
-	// Step 5: JSON content type, a non-empty body within the size limit.
-	if !strings.Contains(strings.ToLower(r.Header.Get("Content-Type")), "application/json") {
-		s.refuse(w, r, notFound)
-		return
-	}
+	// Step 5: a non-empty body within the size limit, in a JSON media type.
 	if r.ContentLength > s.cfg.MaxBody {
 		s.refuse(w, r, tooLarge)
 		return
@@ -103,6 +99,16 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	// Steps 6 and 7: JSON, one JSON-RPC 2.0 request; a notification runs nothing.
 	env, answerID, perr := parseEnvelope(body)
+	if ct := r.Header.Get("Content-Type"); !jsonMediaType(ct) {
+		if perr == nil {
+			answerID = env.id
+		}
+		if answerID == nil {
+			answerID = nullID
+		}
+		s.answer(w, r, answerID, errorOf(a2a.MediaTypeNotSupported(ct)))
+		return
+	}
 	if perr != nil {
 		s.answer(w, r, answerID, errorOf(perr))
 		return
@@ -210,6 +216,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	return buf, held, nil
+}
+
+// jsonMediaType reports whether a Content-Type names application/json or
+// application/a2a+json, any parameters aside (door.md DOOR-4).
+func jsonMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == a2a.MediaTypeJSON || mt == a2a.MediaTypeA2AJSON)
 }
 
 // raw is a result that is already JSON.

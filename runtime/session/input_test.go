@@ -92,7 +92,8 @@ func TestRequestInputReply_INP5(t *testing.T) {
 	a := startAsk(t, "", askingDriver("Which branch?"))
 	got, err := a.s.Registry().Get(tasktable.Caller{}, a.task.ID, nil)
 	if err != nil || got.Status.State != a2a.TaskStateInputRequired || len(got.Artifacts) != 1 ||
-		got.Artifacts[0].ArtifactID != a2a.ArtifactPrompt || a2a.Text(got.Artifacts[0].Parts) != "Which branch?" || got.Status.Message != nil {
+		got.Artifacts[0].ArtifactID != a2a.ArtifactPrompt || a2a.Text(got.Artifacts[0].Parts) != "Which branch?" ||
+		got.Status.Message == nil || a2a.Text(got.Status.Message.Parts) != "Which branch?" {
 		t.Fatalf("GetTask while waiting = %+v, %v", got, err)
 	}
 	if n := len(a.d.requests()); n != 1 {

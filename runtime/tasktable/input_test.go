@@ -40,8 +40,8 @@ func TestAskInputTakesOneReply(t *testing.T) {
 			kinds = append(kinds, "artifact:"+ev.ArtifactUpdate.Artifact.ArtifactID)
 		case ev.StatusUpdate != nil:
 			kinds = append(kinds, "status:"+string(ev.StatusUpdate.Status.State))
-			if ev.StatusUpdate.Status.Message != nil {
-				t.Errorf("INPUT_REQUIRED status carries a message: %+v", ev.StatusUpdate.Status.Message)
+			if m := ev.StatusUpdate.Status.Message; m == nil || m.Role != a2a.RoleAgent || a2a.Text(m.Parts) != "which branch?" {
+				t.Errorf("INPUT_REQUIRED status message = %+v, want the agent's question (INP-4)", m)
 			}
 		}
 	}
@@ -77,10 +77,26 @@ func TestAskInputTakesOneReply(t *testing.T) {
 		t.Fatal("a second question = false")
 	}
 	got, _ = r.Get(Caller{}, tk.ID, intp(5))
-	if len(got.Artifacts) != 1 || a2a.Text(got.Artifacts[0].Parts) != "and the tag?" || len(got.History) != 2 {
-		t.Errorf("after a second question: artifacts %+v, history %d; want the prompt replaced, both messages kept", got.Artifacts, len(got.History))
+	if len(got.Artifacts) != 1 || a2a.Text(got.Artifacts[0].Parts) != "and the tag?" {
+		t.Errorf("after a second question: artifacts %+v; want the prompt replaced", got.Artifacts)
 	}
 	run.Finish(Outcome{State: a2a.TaskStateCompleted, Response: "done"})
+	// The history holds both sides (TASK-4): each question and the answer
+	// are agent messages, each with its own messageId.
+	got, _ = r.Get(Caller{}, tk.ID, intp(10))
+	var turns []string
+	ids := map[string]bool{}
+	for _, m := range got.History {
+		turns = append(turns, string(m.Role)+":"+a2a.Text(m.Parts))
+		ids[m.MessageID] = true
+	}
+	want := []string{"ROLE_USER:one", "ROLE_AGENT:which branch?", "ROLE_USER:main", "ROLE_AGENT:and the tag?", "ROLE_AGENT:done"}
+	if !equal(turns, want) || len(ids) != len(want) {
+		t.Errorf("history = %v (%d distinct ids), want %v", turns, len(ids), want)
+	}
+	if got, _ = r.Get(Caller{}, tk.ID, intp(2)); len(got.History) != 2 || a2a.Text(got.History[1].Parts) != "done" {
+		t.Errorf("historyLength 2 = %+v, want the last two messages", got.History)
+	}
 	if _, err := reply(r, Caller{}, tk.ID, "", "late"); !errors.Is(err, a2a.ErrUnsupportedOperation) {
 		t.Errorf("reply to an ended task error = %v, want -32004", err)
 	}

@@ -384,13 +384,23 @@ func statusMessage(id a2a.TaskID, ctx a2a.ContextID, text string) *a2a.Message {
 		Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(text)}}
 }
 
-// setState records a state change, tells subscribers and watchers. Caller holds r.mu.
+// setState records a state change, tells subscribers and watchers. A state's
+// status text is an agent message, which joins the history. Caller holds r.mu.
 func (r *Registry) setState(e *entry, s a2a.TaskState, text string) {
 	e.task.Status = a2a.TaskStatus{State: s, Timestamp: r.now()}
 	if text != "" {
 		e.task.Status.Message = statusMessage(e.task.ID, e.task.ContextID, text)
+		r.remember(e, text)
 	}
 	r.publishStatus(e)
+}
+
+// remember appends an agent message of text to the task's history (door.md
+// TASK-4): its messageId is msg_<task id>_<its position in the history>, so
+// that no two messages of a history share one. Caller holds r.mu.
+func (r *Registry) remember(e *entry, text string) {
+	e.history = append(e.history, a2a.Message{MessageID: fmt.Sprintf("msg_%s_%d", e.task.ID, len(e.history)),
+		ContextID: e.task.ContextID, TaskID: e.task.ID, Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(text)}})
 }
 
 // snapshot copies an entry as the wire shows it (TASK-4): history only for

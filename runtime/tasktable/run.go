@@ -117,11 +117,11 @@ func (t *Run) SetMurmur(m *a2a.MurmurTaskMetadata) {
 }
 
 // AskInput moves a WORKING task to INPUT_REQUIRED with its "prompt"
-// artifact holding the question (replacing an earlier one) and no status
-// message: subscribers get the artifactUpdate, then the statusUpdate, and
-// their streams end (door.md SSE-3; input.md INP-4). The one reply arrives on
-// Replies. It reports false, changing nothing, when the task is not WORKING
-// (a cancel came first).
+// artifact holding the question (replacing an earlier one) and the question
+// as its status message, which joins the history: subscribers get the
+// artifactUpdate, then the statusUpdate, and their streams end (door.md
+// SSE-3; input.md INP-4). The one reply arrives on Replies. It reports false,
+// changing nothing, when the task is not WORKING (a cancel came first).
 func (t *Run) AskInput(prompt string) bool {
 	t.r.mu.Lock()
 	defer t.r.mu.Unlock()
@@ -130,7 +130,7 @@ func (t *Run) AskInput(prompt string) bool {
 	}
 	t.r.setArtifact(t.e, a2a.ArtifactPrompt, prompt)
 	t.e.asking = true
-	t.r.setState(t.e, a2a.TaskStateInputRequired, "")
+	t.r.setState(t.e, a2a.TaskStateInputRequired, prompt)
 	return true
 }
 
@@ -172,6 +172,7 @@ func (t *Run) Finish(o Outcome) bool {
 	}
 	if o.State == a2a.TaskStateCompleted {
 		t.r.setArtifact(t.e, a2a.ArtifactResponse, o.Response)
+		t.r.remember(t.e, o.Response)
 	}
 	t.r.setState(t.e, o.State, o.Message)
 	return true
