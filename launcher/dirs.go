@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // makeFormationDir holds $MURMUR_HOME/formations/ and …/<frm_id>/ at 0700 and
@@ -15,7 +15,7 @@ import (
 // cannot be written is a warning reason, not a failure; a directory that
 // cannot be made is an error.
 func (l *launch) makeFormationDir() (dir string, markerFault string, err error) {
-	root := records.FormationsDir(l.cfg.Home)
+	root := murhome.FormationsDir(l.cfg.Home)
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", "", err
 	}
@@ -30,8 +30,8 @@ func (l *launch) makeFormationDir() (dir string, markerFault string, err error) 
 	if real, err := filepath.EvalSymlinks(project); err == nil {
 		project = real
 	}
-	m, _ := json.Marshal(records.Marker{ProjectDir: project, LauncherPID: l.pid, LauncherStart: l.procStart})
-	f, err := os.OpenFile(filepath.Join(dir, records.MarkerFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	m, _ := json.Marshal(murhome.Marker{ProjectDir: project, LauncherPID: l.pid, LauncherStart: l.procStart})
+	f, err := os.OpenFile(filepath.Join(dir, murhome.MarkerFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return dir, osText(err), nil
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // Config is one `mur run --roster` launch. cmd/mur fills it from flags and
@@ -166,7 +166,7 @@ func (l *launch) launch(ctx context.Context) int {
 		dir, fault, err := l.makeFormationDir()
 		if err != nil {
 			return l.refuse([]diag.LaunchFailure{l.launchFailure(peers[0], &failure{reason: fmt.Sprintf(
-				"its process could not be started: its directory %s could not be made: %s", records.FormationDir(l.cfg.Home, l.creds.formationID), osText(err))})})
+				"its process could not be started: its directory %s could not be made: %s", murhome.FormationDir(l.cfg.Home, l.creds.formationID), osText(err))})})
 		}
 		if fault != "" {
 			l.stderr.line("[mur run] ", fmt.Sprintf("warning: formation %s has no ownership marker (%s); its directory will never be removed automatically", l.creds.formationID, fault))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/launcher/roster"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 const crew = `roster_version: 1
@@ -98,7 +98,7 @@ func checkMarker(t *testing.T, dir, project string) {
 			t.Errorf("%s: %v; want mode 0700 (LAUNCH-1 step 4)", d, err)
 		}
 	}
-	path := filepath.Join(dir, records.MarkerFile)
+	path := filepath.Join(dir, murhome.MarkerFile)
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("%s: %v; want mode 0600 (DIR-2)", path, err)

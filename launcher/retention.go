@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // retention bounds the project's formation directories by the entry member's
@@ -20,7 +20,7 @@ func (l *launch) retention() {
 	if maxSessions <= 0 && maxAge <= 0 {
 		return // none is removed without trace.retain
 	}
-	root := records.FormationsDir(l.cfg.Home)
+	root := murhome.FormationsDir(l.cfg.Home)
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return
@@ -37,7 +37,7 @@ func (l *launch) retention() {
 	}
 	type owned struct {
 		id     string
-		marker records.Marker
+		marker murhome.Marker
 	}
 	var mine []owned
 	for _, e := range ents {
@@ -45,7 +45,7 @@ func (l *launch) retention() {
 		if !e.IsDir() || !a2a.ValidID(id, a2a.PrefixFormation) {
 			continue
 		}
-		m, ok := records.ReadMarker(filepath.Join(root, id))
+		m, ok := murhome.ReadMarker(filepath.Join(root, id))
 		if !ok || m.ProjectDir != project || m.LauncherPID <= 0 {
 			continue // no marker, a partial one or another project's: never removed
 		}
@@ -64,7 +64,7 @@ func (l *launch) retention() {
 			continue
 		}
 		dir := filepath.Join(root, o.id)
-		group := records.Group(l.cfg.Home, dir)
+		group := murhome.Group(l.cfg.Home, dir)
 		if err := os.RemoveAll(dir); err != nil {
 			continue
 		}
@@ -79,7 +79,7 @@ func (l *launch) retention() {
 
 // launcherAlive reports whether a marker's launcher still runs (RET-3);
 // without an Alive check every launcher counts as running.
-func (l *launch) launcherAlive(m records.Marker) bool {
+func (l *launch) launcherAlive(m murhome.Marker) bool {
 	if m.LauncherPID == l.pid {
 		return false // this launcher made it in an earlier launch only if the pid was reused
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/launcher/roster"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // idAt is a formation id minted at t.
@@ -30,7 +30,7 @@ type oldFormation struct {
 
 func (h *harness) plant(t *testing.T, fs ...oldFormation) {
 	t.Helper()
-	root := records.FormationsDir(h.cfg.Home)
+	root := murhome.FormationsDir(h.cfg.Home)
 	for _, f := range fs {
 		dir := filepath.Join(root, f.id)
 		if err := os.MkdirAll(filepath.Join(dir, "worker"), 0o700); err != nil {
@@ -38,12 +38,12 @@ func (h *harness) plant(t *testing.T, fs ...oldFormation) {
 		}
 		switch m := f.marker.(type) {
 		case string:
-			os.WriteFile(filepath.Join(dir, records.MarkerFile), []byte(m), 0o600)
-		case records.Marker:
+			os.WriteFile(filepath.Join(dir, murhome.MarkerFile), []byte(m), 0o600)
+		case murhome.Marker:
 			b, _ := json.Marshal(m)
-			os.WriteFile(filepath.Join(dir, records.MarkerFile), b, 0o600)
+			os.WriteFile(filepath.Join(dir, murhome.MarkerFile), b, 0o600)
 		}
-		group := filepath.Join(records.Group(h.cfg.Home, dir), "worker", "ses_x")
+		group := filepath.Join(murhome.Group(h.cfg.Home, dir), "worker", "ses_x")
 		if err := os.MkdirAll(group, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -61,14 +61,14 @@ func TestRetention(t *testing.T) {
 	h := newHarness(t, crew, map[string]roster.Facts{"lead": lead})
 	project, _ := filepath.EvalSymlinks(h.project)
 	now := time.Now()
-	dead := records.Marker{ProjectDir: project, LauncherPID: 1 << 30, LauncherStart: "1"}
-	live := records.Marker{ProjectDir: project, LauncherPID: 424242, LauncherStart: "9"}
+	dead := murhome.Marker{ProjectDir: project, LauncherPID: 1 << 30, LauncherStart: "1"}
+	live := murhome.Marker{ProjectDir: project, LauncherPID: 424242, LauncherStart: "9"}
 	a := oldFormation{idAt(now.Add(-30 * time.Minute)), dead}
 	b := oldFormation{idAt(now.Add(-40 * time.Minute)), dead} // a running record names it
 	c := oldFormation{idAt(now.Add(-60 * time.Minute)), live} // its launcher runs
 	d := oldFormation{idAt(now.Add(-2 * time.Hour)), dead}
 	e := oldFormation{idAt(now.Add(-3 * time.Hour)), dead}
-	other := oldFormation{idAt(now.Add(-5 * time.Hour)), records.Marker{ProjectDir: "/elsewhere", LauncherPID: 1 << 30}}
+	other := oldFormation{idAt(now.Add(-5 * time.Hour)), murhome.Marker{ProjectDir: "/elsewhere", LauncherPID: 1 << 30}}
 	none := oldFormation{idAt(now.Add(-6 * time.Hour)), nil}
 	bad := oldFormation{idAt(now.Add(-7 * time.Hour)), "{not json"}
 	newer := oldFormation{idAt(now.Add(time.Hour)), dead} // minted after this launch
@@ -88,14 +88,14 @@ func TestRetention(t *testing.T) {
 	if strings.Contains(h.stdout.String(), "retention") {
 		t.Error("retention wrote to stdout")
 	}
-	root := records.FormationsDir(h.cfg.Home)
+	root := murhome.FormationsDir(h.cfg.Home)
 	for _, f := range []oldFormation{d, e} {
-		if exists(filepath.Join(root, f.id)) || exists(records.Group(h.cfg.Home, filepath.Join(root, f.id))) {
+		if exists(filepath.Join(root, f.id)) || exists(murhome.Group(h.cfg.Home, filepath.Join(root, f.id))) {
 			t.Errorf("%s or its records group was kept", f.id)
 		}
 	}
 	for _, f := range []oldFormation{a, b, c, other, none, bad, newer} {
-		if !exists(filepath.Join(root, f.id)) || !exists(records.Group(h.cfg.Home, filepath.Join(root, f.id))) {
+		if !exists(filepath.Join(root, f.id)) || !exists(murhome.Group(h.cfg.Home, filepath.Join(root, f.id))) {
 			t.Errorf("%s was removed (%v)", f.id, f.marker)
 		}
 	}
@@ -108,7 +108,7 @@ func TestRetentionUnreadableRecords(t *testing.T) {
 	lead := roster.Facts{Acceptance: "queue", QueueDepth: 1, PeerTasks: true, Authenticated: true, RetainMaxSessions: 1}
 	h := newHarness(t, crew, map[string]roster.Facts{"lead": lead})
 	project, _ := filepath.EvalSymlinks(h.project)
-	old := oldFormation{idAt(time.Now().Add(-time.Hour)), records.Marker{ProjectDir: project, LauncherPID: 1 << 30}}
+	old := oldFormation{idAt(time.Now().Add(-time.Hour)), murhome.Marker{ProjectDir: project, LauncherPID: 1 << 30}}
 	h.plant(t, old)
 	h.cfg.RunningFormations = func() (map[string]bool, error) { return nil, errors.New("unreadable") }
 	h.cfg.Alive = func(int, string) bool { return false }
@@ -117,7 +117,7 @@ func TestRetentionUnreadableRecords(t *testing.T) {
 	if code := h.run(t); code != 0 {
 		t.Fatalf("exit code = %d", code)
 	}
-	if !exists(filepath.Join(records.FormationsDir(h.cfg.Home), old.id)) || strings.Contains(h.stderr.String(), "retention") {
+	if !exists(filepath.Join(murhome.FormationsDir(h.cfg.Home), old.id)) || strings.Contains(h.stderr.String(), "retention") {
 		t.Errorf("a formation was removed with unreadable records:\n%s", h.stderr.String())
 	}
 }

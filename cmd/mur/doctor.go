@@ -15,8 +15,8 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -67,7 +67,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	if !ok {
 		return fail(env, "doctor", diag.IONotFound(filepath.Join(cwd, manifest.FileName)))
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "doctor", err)
 	}

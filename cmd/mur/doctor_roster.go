@@ -10,7 +10,7 @@ import (
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // doctorFormationDir runs `mur doctor` in a formation directory (formations.md
@@ -83,7 +83,7 @@ func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string) r
 		path = abs
 	}
 	res := rosterResult{doc: rosterJSON{File: path, Members: []rosterMemberJSON{}, Edges: []rosterEdgeJSON{}, RosterWarns: []diagJSON{}}}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "error: %s\n", err)
 		res.errs = 1

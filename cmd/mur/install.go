@@ -12,7 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/store"
 )
 
@@ -131,7 +131,7 @@ func installDocument(rs []store.Resolved) installJSON {
 // cwdStores locates the stores for a command run in the current directory
 // (STORE-2): the nearest project at or above it, and $MURMUR_HOME.
 func cwdStores(env *Env) (store.Stores, error) {
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return store.Stores{}, err
 	}

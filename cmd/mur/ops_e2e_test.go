@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 const waiterManifest = `name: waiter
@@ -96,7 +96,7 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 		t.Fatalf("the command wrote %q, want its pid", pidText)
 	}
 	t.Cleanup(func() {
-		if running.Check(sleepPID, "") != running.Gone {
+		if murhome.Check(sleepPID, "") != murhome.Gone {
 			syscall.Kill(sleepPID, syscall.SIGKILL)
 			t.Errorf("the task's command (pid %d) outlived its session", sleepPID)
 		}
@@ -123,8 +123,8 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 	case <-time.After(time.Minute): // a hang guard, not a timing assertion
 		t.Fatal("mur run still runs after mur stop")
 	}
-	if running.Check(ready.PID, "") != running.Gone || e.recordExists(ready.SessionID) {
-		t.Errorf("after mur stop: process gone = %v, record kept = %v", running.Check(ready.PID, "") == running.Gone, e.recordExists(ready.SessionID))
+	if murhome.Check(ready.PID, "") != murhome.Gone || e.recordExists(ready.SessionID) {
+		t.Errorf("after mur stop: process gone = %v, record kept = %v", murhome.Check(ready.PID, "") == murhome.Gone, e.recordExists(ready.SessionID))
 	}
 
 	out, errOut, code = e.run(t, "trace", "show", "--workdir", capsule)

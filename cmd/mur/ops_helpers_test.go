@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // opsEnv is one test's $MURMUR_HOME and workdir, both real directories with
@@ -44,7 +43,7 @@ func (e *opsEnv) run(t *testing.T, args ...string) (stdout, stderr string, code 
 // addTrace copies a trace fixture into session ses's records directory.
 func (e *opsEnv) addTrace(t *testing.T, ses, fixture string) string {
 	t.Helper()
-	dir, err := records.Dir(e.home, e.workdir, ses)
+	dir, err := murhome.SessionDir(e.home, e.workdir, ses)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +54,14 @@ func (e *opsEnv) addTrace(t *testing.T, ses, fixture string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, records.TraceFile), data, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, murhome.TraceFile), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
 // writeRecord writes a running record for ses.
-func (e *opsEnv) writeRecord(t *testing.T, rec *running.Record) {
+func (e *opsEnv) writeRecord(t *testing.T, rec *murhome.Running) {
 	t.Helper()
 	if rec.Name == "" {
 		rec.Name, rec.Version = "hello-shell", "0.1.0"
@@ -71,7 +70,7 @@ func (e *opsEnv) writeRecord(t *testing.T, rec *running.Record) {
 		rec.Workdir = e.workdir
 	}
 	if rec.RecordsDir == "" {
-		dir, err := records.Dir(e.home, e.workdir, rec.SessionID)
+		dir, err := murhome.SessionDir(e.home, e.workdir, rec.SessionID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,13 +79,13 @@ func (e *opsEnv) writeRecord(t *testing.T, rec *running.Record) {
 	if rec.StartedAt.IsZero() {
 		rec.StartedAt = time.Now()
 	}
-	if err := running.Write(e.home, rec); err != nil {
+	if err := murhome.WriteRunning(e.home, rec); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (e *opsEnv) recordExists(ses string) bool {
-	_, err := os.Stat(running.Path(e.home, ses))
+	_, err := os.Stat(murhome.RunningPath(e.home, ses))
 	return err == nil
 }
 
@@ -109,7 +108,7 @@ func startProc(t *testing.T, script string) *fakeProc {
 	}
 	p := &fakeProc{cmd: cmd, exited: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
-	start, err := running.StartTime(cmd.Process.Pid)
+	start, err := murhome.StartTime(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +116,7 @@ func startProc(t *testing.T, script string) *fakeProc {
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.exited
-		if running.Check(cmd.Process.Pid, p.start) != running.Gone {
+		if murhome.Check(cmd.Process.Pid, p.start) != murhome.Gone {
 			t.Errorf("pid %d is still running after the test", cmd.Process.Pid)
 		}
 	})
@@ -147,7 +146,7 @@ func goneProc(t *testing.T) (int, string) {
 	if err := testmur.StartFake(cmd); err != nil {
 		t.Fatal(err)
 	}
-	start, _ := running.StartTime(cmd.Process.Pid)
+	start, _ := murhome.StartTime(cmd.Process.Pid)
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}

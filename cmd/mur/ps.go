@@ -10,8 +10,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // cmdPs is `mur ps` (capsule.md CLI-12, formations.md FCLI-7).
@@ -36,7 +35,7 @@ const cardProbeTimeout = time.Second
 
 // psRow is one listed record and what the probe found.
 type psRow struct {
-	rec    *running.Record
+	rec    *murhome.Running
 	status string
 }
 
@@ -50,11 +49,11 @@ func runPs(ctx context.Context, env *Env, args []string) int {
 	if len(rest) > 0 {
 		return usageError(env, "ps", fmt.Sprintf("unexpected argument '%s'", rest[0]))
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "ps", err)
 	}
-	recs, err := running.List(home)
+	recs, err := murhome.ListRunning(home)
 	if err != nil {
 		return fail(env, "ps", err)
 	}
@@ -63,15 +62,15 @@ func runPs(ctx context.Context, env *Env, args []string) int {
 	for _, r := range recs {
 		var reason string
 		switch r.Check() {
-		case running.Gone:
+		case murhome.Gone:
 			reason = diag.ReasonNoSuchPID(r.PID)
-		case running.Reused:
+		case murhome.Reused:
 			reason = diag.ReasonPIDReused(r.PID)
 		default:
 			rows = append(rows, &psRow{rec: r})
 			continue
 		}
-		if err := running.Remove(home, r.SessionID); err != nil {
+		if err := murhome.RemoveRunning(home, r.SessionID); err != nil {
 			continue // not listed: its process is gone; the record stays for the next look
 		}
 		pruned = append(pruned, psPruned{SessionID: r.SessionID, Reason: reason, FormationID: r.FormationID})
@@ -143,7 +142,7 @@ func probe(ctx context.Context, rows []*psRow) {
 	var wg sync.WaitGroup
 	for _, row := range rows {
 		row.status = "unreachable"
-		if row.rec.Check() != running.Alive {
+		if row.rec.Check() != murhome.Alive {
 			continue
 		}
 		wg.Go(func() {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 const frmA = "frm_019a3000000070008000000000000aaa"
@@ -47,11 +47,11 @@ func TestPsTableLayoutCLI12FCLI7(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 3, 12, 0, 0, 0, time.UTC)
 	row := func(ses, frm, status string, age time.Duration) *psRow {
-		return &psRow{status: status, rec: &running.Record{SessionID: ses, Name: "crew-worker", Version: "0.1.0",
+		return &psRow{status: status, rec: &murhome.Running{SessionID: ses, Name: "crew-worker", Version: "0.1.0",
 			URL: "http://127.0.0.1:4100" + ses[len(ses)-1:], FormationID: frm, StartedAt: now.Add(-age)}}
 	}
 	s := func(n string) string { return sesID("019a30000000", n) }
-	rows := []*psRow{ // newest first, as running.List returns them
+	rows := []*psRow{ // newest first, as murhome.ListRunning returns them
 		row(s("1"), "", "running", 5*time.Second),
 		row(s("2"), frmA, "running", time.Hour+2*time.Minute+3*time.Second),
 		row(s("3"), "", "unreachable", 26*time.Hour+4*time.Second),
@@ -92,12 +92,12 @@ func TestPsRealProcessesCLI12(t *testing.T) {
 	gonePID, goneStart := goneProc(t)
 	s := func(n string) string { return sesID("019a30000000", n) }
 
-	e.writeRecord(t, &running.Record{SessionID: s("a1"), PID: a.pid(), ProcessStart: a.start, URL: silent, StartedAt: now.Add(-1 * time.Minute)})
-	e.writeRecord(t, &running.Record{SessionID: s("b2"), PID: b.pid(), ProcessStart: b.start, URL: door, FormationID: frmA, StartedAt: now.Add(-2 * time.Minute)})
-	e.writeRecord(t, &running.Record{SessionID: s("c3"), PID: gonePID, ProcessStart: goneStart, URL: door, FormationID: frmA, StartedAt: now.Add(-3 * time.Minute)})
-	e.writeRecord(t, &running.Record{SessionID: s("d4"), PID: c.pid(), ProcessStart: "", URL: door, StartedAt: now.Add(-4 * time.Minute)})
-	e.writeRecord(t, &running.Record{SessionID: s("e5"), PID: d.pid(), ProcessStart: d.start + "7", URL: door, StartedAt: now.Add(-5 * time.Minute)})
-	e.writeRecord(t, &running.Record{SessionID: s("f6"), PID: a.pid(), ProcessStart: a.start, URL: door, FormationID: frmA, StartedAt: now.Add(-6 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("a1"), PID: a.pid(), ProcessStart: a.start, URL: silent, StartedAt: now.Add(-1 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("b2"), PID: b.pid(), ProcessStart: b.start, URL: door, FormationID: frmA, StartedAt: now.Add(-2 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("c3"), PID: gonePID, ProcessStart: goneStart, URL: door, FormationID: frmA, StartedAt: now.Add(-3 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("d4"), PID: c.pid(), ProcessStart: "", URL: door, StartedAt: now.Add(-4 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("e5"), PID: d.pid(), ProcessStart: d.start + "7", URL: door, StartedAt: now.Add(-5 * time.Minute)})
+	e.writeRecord(t, &murhome.Running{SessionID: s("f6"), PID: a.pid(), ProcessStart: a.start, URL: door, FormationID: frmA, StartedAt: now.Add(-6 * time.Minute)})
 
 	out, errOut, code := e.run(t, "ps")
 	if code != 0 {
@@ -134,7 +134,7 @@ func TestPsRealProcessesCLI12(t *testing.T) {
 			t.Errorf("record %s exists = %v, want %v", ses, !kept, kept)
 		}
 	}
-	if running.Check(d.pid(), d.start) != running.Alive {
+	if murhome.Check(d.pid(), d.start) != murhome.Alive {
 		t.Error("mur ps disturbed the process holding a reused pid")
 	}
 
@@ -153,7 +153,7 @@ func TestPsNoneAndUsageCLI12(t *testing.T) {
 	}
 	gonePID, goneStart := goneProc(t)
 	ses := sesID("019a30000000", "1")
-	e.writeRecord(t, &running.Record{SessionID: ses, PID: gonePID, ProcessStart: goneStart, URL: "http://127.0.0.1:1"})
+	e.writeRecord(t, &murhome.Running{SessionID: ses, PID: gonePID, ProcessStart: goneStart, URL: "http://127.0.0.1:1"})
 	out, errOut, code = e.run(t, "ps")
 	if code != 0 || out != "no running capsules\n" || errOut != "pruned: "+ses+" — no process holds pid "+itoa(gonePID)+"\n" {
 		t.Errorf("mur ps (only stale) = %d, %q, %q", code, out, errOut)

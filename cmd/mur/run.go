@@ -19,8 +19,8 @@ import (
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/traceview"
 )
@@ -233,7 +233,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		l.Warnings = append(l.Warnings, w)
 	}
 	url := doorURL(f.bind, ln.Addr().(*net.TCPAddr))
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		ln.Close()
 		return fail(env, "run", err)
@@ -297,7 +297,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 // only when the current directory is another, relative when below it.
 func traceShowCommand(ses, workdir string) string {
 	cmd := "mur trace show " + ses
-	wd, err := records.Workdir(workdir)
+	wd, err := murhome.Workdir(workdir)
 	if err != nil {
 		return cmd + " --workdir " + diag.ShellWord(workdir)
 	}
@@ -305,7 +305,7 @@ func traceShowCommand(ses, workdir string) string {
 	if err != nil {
 		return cmd + " --workdir " + diag.ShellWord(wd)
 	}
-	here, err := records.Workdir(cwd)
+	here, err := murhome.Workdir(cwd)
 	switch rel, relErr := filepath.Rel(here, wd); {
 	case err != nil:
 		return cmd + " --workdir " + diag.ShellWord(wd)

@@ -13,7 +13,7 @@ import (
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/runtime/credential"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool/peerfile"
@@ -152,23 +152,23 @@ func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch
 // FCLI-5); a failure is W-SEC-023 only.
 func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, home, url string, tokens []door.Token) {
 	m := l.Manifest
-	rec := &running.Record{SessionID: sess.ID(), URL: url, PID: os.Getpid(), Name: m.Name, Version: m.Version,
+	rec := &murhome.Running{SessionID: sess.ID(), URL: url, PID: os.Getpid(), Name: m.Name, Version: m.Version,
 		Workdir: sess.Workdir(), RecordsDir: sess.RecordsDir(), StartedAt: time.Now().UTC().Truncate(time.Second)}
-	rec.ProcessStart, _ = running.StartTime(os.Getpid())
+	rec.ProcessStart, _ = murhome.StartTime(os.Getpid())
 	for _, t := range tokens {
-		rec.Tokens = append(rec.Tokens, running.Token{Name: t.Credential, Value: string(t.Value)})
+		rec.Tokens = append(rec.Tokens, murhome.Token{Name: t.Credential, Value: string(t.Value)})
 	}
 	if mem := l.Member; mem != nil {
 		rec.FormationID = mem.FormationID
 		rec.FormationLifeline = mem.Lifeline
 		if mem.Launched() {
-			rec.FormationLauncher = &running.Launcher{PID: mem.Launcher.PID, ProcessStart: mem.Launcher.ProcessStart}
+			rec.FormationLauncher = &murhome.Launcher{PID: mem.Launcher.PID, ProcessStart: mem.Launcher.ProcessStart}
 		}
 	}
 	if link := l.Link; link != nil {
 		rec.SpawnedBy = link.SessionID // FCLI-5: mur stop <frm> never signals a delegated child
 	}
-	if err := running.Write(home, rec); err != nil {
+	if err := murhome.WriteRunning(home, rec); err != nil {
 		if d, ok := err.(interface{ Render() string }); ok {
 			fmt.Fprint(stderr, d.Render())
 			sess.Bootstrap(d.Render())
@@ -177,7 +177,7 @@ func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, ho
 }
 
 // removeRunning removes the running record at session end (SES-8).
-func removeRunning(home, ses string) { _ = running.Remove(home, ses) }
+func removeRunning(home, ses string) { _ = murhome.RemoveRunning(home, ses) }
 
 var (
 	_ door.Completions = (*spawn.Hub)(nil)

@@ -15,9 +15,8 @@ import (
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
 )
 
 var runRosterUsage = fmt.Sprintf(`Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
@@ -184,7 +183,7 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return fail(env, "run", err)
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "run", err)
 	}
@@ -207,12 +206,12 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline, MaxConnections: f.maxConns,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
 		ProcessStart: func(pid int) string {
-			s, _ := running.StartTime(pid)
+			s, _ := murhome.StartTime(pid)
 			return s
 		},
 		Alive: func(pid int, start string) bool {
-			l := running.Check(pid, start)
-			return l == running.Alive || l == running.Unconfirmed
+			l := murhome.Check(pid, start)
+			return l == murhome.Alive || l == murhome.Unconfirmed
 		},
 		RunningFormations: func() (map[string]bool, error) { return runningFormations(home) },
 	}
@@ -231,13 +230,13 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 // runningFormations lists the formation ids a running record names whose
 // process still runs (RET-3).
 func runningFormations(home string) (map[string]bool, error) {
-	recs, err := running.List(home)
+	recs, err := murhome.ListRunning(home)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}
 	for _, r := range recs {
-		if l := r.Check(); r.FormationID != "" && (l == running.Alive || l == running.Unconfirmed) {
+		if l := r.Check(); r.FormationID != "" && (l == murhome.Alive || l == murhome.Unconfirmed) {
 			out[r.FormationID] = true
 		}
 	}

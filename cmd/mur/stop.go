@@ -16,9 +16,8 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -70,7 +69,7 @@ func runStop(ctx context.Context, env *Env, args []string) int {
 	if strings.HasPrefix(pos[0], a2a.PrefixFormation) {
 		return stopFormation(ctx, env, pos[0], wait, *jsonOut)
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "stop", err)
 	}
@@ -130,14 +129,14 @@ func (s *stopped) text() string {
 // what it did. An unconfirmed pid is never signalled: E-RUN-022 (gone or
 // started at another time; the record is removed) or E-RUN-024 (start time
 // unreadable; the record is kept).
-func stopSession(ctx context.Context, home string, rec *running.Record, wait time.Duration) (*stopped, error) {
+func stopSession(ctx context.Context, home string, rec *murhome.Running, wait time.Duration) (*stopped, error) {
 	if err := confirm(home, rec); err != nil {
 		return nil, err
 	}
 	// (1) session/stop at the door, then each canceled task's ending.
 	res, askErr := askStop(ctx, rec)
 	if askErr == nil {
-		trace := rec.RecordsDir + "/" + records.TraceFile
+		trace := rec.RecordsDir + "/" + murhome.TraceFile
 		for _, id := range res.Canceled {
 			waitTaskEnding(ctx, trace, string(id), stopTaskWait)
 		}
@@ -147,7 +146,7 @@ func stopSession(ctx context.Context, home string, rec *running.Record, wait tim
 	if err != nil {
 		return nil, err
 	}
-	_ = running.Remove(home, rec.SessionID) // SIGKILL left it behind; SIGTERM's session removed it itself
+	_ = murhome.RemoveRunning(home, rec.SessionID) // SIGKILL left it behind; SIGTERM's session removed it itself
 	left := endLeftovers(ctx, rec.SessionID)
 
 	out := &stopped{SessionID: rec.SessionID, Name: rec.Name, Version: rec.Version, Signal: signal, Canceled: []string{}}
@@ -209,15 +208,15 @@ func residueText(items []any) string {
 }
 
 // confirm checks the record's pid before anything is asked or signalled.
-func confirm(home string, rec *running.Record) error {
+func confirm(home string, rec *murhome.Running) error {
 	switch rec.Check() {
-	case running.Gone:
-		_ = running.Remove(home, rec.SessionID)
+	case murhome.Gone:
+		_ = murhome.RemoveRunning(home, rec.SessionID)
 		return diag.RunNoSuchPID(rec.SessionID, rec.PID)
-	case running.Reused:
-		_ = running.Remove(home, rec.SessionID)
+	case murhome.Reused:
+		_ = murhome.RemoveRunning(home, rec.SessionID)
 		return diag.RunPIDReused(rec.SessionID, rec.PID)
-	case running.Unconfirmed:
+	case murhome.Unconfirmed:
 		return diag.RunStartUnreadable(rec.SessionID, rec.PID)
 	}
 	return nil
@@ -225,7 +224,7 @@ func confirm(home string, rec *running.Record) error {
 
 // askStop calls session/stop with the record's operator token (door.md
 // METH-STOP-1); a public door is called without one.
-func askStop(ctx context.Context, rec *running.Record) (*a2a.StopSessionResult, error) {
+func askStop(ctx context.Context, rec *murhome.Running) (*a2a.StopSessionResult, error) {
 	c, err := client.New(client.Config{BaseURL: rec.URL, Token: rec.Tokens.Operator(), RequestTimeout: stopAskTimeout})
 	if err != nil {
 		return nil, err
@@ -235,10 +234,10 @@ func askStop(ctx context.Context, rec *running.Record) (*a2a.StopSessionResult, 
 
 // terminate sends SIGTERM, then SIGKILL if the process outlives wait, each
 // after verifying pid and start time, and returns the `signal:` value.
-func terminate(ctx context.Context, rec *running.Record, wait time.Duration) (string, error) {
-	err := running.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGTERM)
+func terminate(ctx context.Context, rec *murhome.Running, wait time.Duration) (string, error) {
+	err := murhome.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGTERM)
 	switch {
-	case errors.Is(err, running.ErrGone):
+	case errors.Is(err, murhome.ErrGone):
 		// Ended on its own once its tasks were canceled (lifecycle exit).
 		return "none — the session ended after session/stop", nil
 	case err != nil:
@@ -247,9 +246,9 @@ func terminate(ctx context.Context, rec *running.Record, wait time.Duration) (st
 	if wait > 0 && waitGone(ctx, rec, wait) {
 		return "SIGTERM", nil
 	}
-	err = running.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGKILL)
+	err = murhome.SignalVerified(rec.PID, rec.ProcessStart, syscall.SIGKILL)
 	switch {
-	case errors.Is(err, running.ErrGone):
+	case errors.Is(err, murhome.ErrGone):
 		return "SIGTERM", nil
 	case err != nil:
 		return "", signalError(rec, "SIGKILL", err)
@@ -262,11 +261,11 @@ func terminate(ctx context.Context, rec *running.Record, wait time.Duration) (st
 
 // signalError maps a refused signal to E-RUN-024 (or E-RUN-022 for a pid now
 // held by another process).
-func signalError(rec *running.Record, sig string, err error) error {
+func signalError(rec *murhome.Running, sig string, err error) error {
 	switch {
-	case errors.Is(err, running.ErrReused):
+	case errors.Is(err, murhome.ErrReused):
 		return diag.RunPIDReused(rec.SessionID, rec.PID)
-	case errors.Is(err, running.ErrStartUnreadable):
+	case errors.Is(err, murhome.ErrStartUnreadable):
 		return diag.RunStartUnreadable(rec.SessionID, rec.PID)
 	}
 	why := err.Error()
@@ -278,8 +277,8 @@ func signalError(rec *running.Record, sig string, err error) error {
 }
 
 // waitGone reports whether the record's process is gone within d.
-func waitGone(ctx context.Context, rec *running.Record, d time.Duration) bool {
-	return pollUntil(ctx, d, func() bool { return rec.Check() == running.Gone || rec.Check() == running.Reused })
+func waitGone(ctx context.Context, rec *murhome.Running, d time.Duration) bool {
+	return pollUntil(ctx, d, func() bool { return rec.Check() == murhome.Gone || rec.Check() == murhome.Reused })
 }
 
 // pollUntil calls cond every stopPollEvery until it holds (true) or d passes

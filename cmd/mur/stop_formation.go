@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -33,22 +32,22 @@ func stopFormation(ctx context.Context, env *Env, id string, timeout time.Durati
 	if why := diag.FormationIDFault(id); why != "" {
 		return fail(env, "stop", diag.RunNotFormationID(id, why))
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "stop", err)
 	}
-	recs, err := running.List(home)
+	recs, err := murhome.ListRunning(home)
 	if err != nil {
 		return fail(env, "stop", err)
 	}
-	var members []*running.Record // newest first, as List returns them
+	var members []*murhome.Running // newest first, as List returns them
 	stale := 0
 	for _, r := range recs {
 		if r.FormationID != id {
 			continue
 		}
-		if l := r.Check(); l == running.Gone || l == running.Reused {
-			_ = running.Remove(home, r.SessionID)
+		if l := r.Check(); l == murhome.Gone || l == murhome.Reused {
+			_ = murhome.RemoveRunning(home, r.SessionID)
 			stale++
 			continue
 		}
@@ -64,7 +63,7 @@ func stopFormation(ctx context.Context, env *Env, id string, timeout time.Durati
 	if err != nil {
 		return fail(env, "stop", err)
 	}
-	var hand []*running.Record
+	var hand []*murhome.Running
 	for _, r := range members {
 		if byHand(r) {
 			hand = append(hand, r)
@@ -136,11 +135,11 @@ type stoppedMember struct {
 
 // byHand reports whether a member was started by hand: it holds no lifeline
 // and no spawner (FCLI-6 step 3).
-func byHand(r *running.Record) bool { return !r.FormationLifeline && r.SpawnedBy == "" }
+func byHand(r *murhome.Running) bool { return !r.FormationLifeline && r.SpawnedBy == "" }
 
 // stopLauncher is FCLI-6 step 2; it returns the launcher: line's text.
-func stopLauncher(ctx context.Context, id string, members []*running.Record, timeout time.Duration) (string, error) {
-	var found []running.Launcher
+func stopLauncher(ctx context.Context, id string, members []*murhome.Running, timeout time.Duration) (string, error) {
+	var found []murhome.Launcher
 	for _, r := range members {
 		if !r.FormationLifeline || r.FormationLauncher == nil {
 			continue
@@ -167,13 +166,13 @@ func stopLauncher(ctx context.Context, id string, members []*running.Record, tim
 	}
 	l := found[0]
 	gone := func() bool {
-		c := running.Check(l.PID, l.ProcessStart)
-		return c == running.Gone || c == running.Reused
+		c := murhome.Check(l.PID, l.ProcessStart)
+		return c == murhome.Gone || c == murhome.Reused
 	}
 	already := fmt.Sprintf("none — pid %d had already exited, so every lifeline was already closed", l.PID)
 	if timeout > 0 {
-		switch err := running.SignalVerified(l.PID, l.ProcessStart, syscall.SIGTERM); {
-		case errors.Is(err, running.ErrGone), errors.Is(err, running.ErrReused):
+		switch err := murhome.SignalVerified(l.PID, l.ProcessStart, syscall.SIGTERM); {
+		case errors.Is(err, murhome.ErrGone), errors.Is(err, murhome.ErrReused):
 			return already, nil
 		case err != nil:
 			return "", diag.RunFormationNotEnded(id, fmt.Sprintf("SIGTERM to its launcher, pid %d, was refused: %s", l.PID, refusal(err)))
@@ -182,10 +181,10 @@ func stopLauncher(ctx context.Context, id string, members []*running.Record, tim
 			return fmt.Sprintf("pid %d, SIGTERM", l.PID), nil
 		}
 	}
-	switch err := running.SignalVerified(l.PID, l.ProcessStart, syscall.SIGKILL); {
-	case (errors.Is(err, running.ErrGone) || errors.Is(err, running.ErrReused)) && timeout == 0:
+	switch err := murhome.SignalVerified(l.PID, l.ProcessStart, syscall.SIGKILL); {
+	case (errors.Is(err, murhome.ErrGone) || errors.Is(err, murhome.ErrReused)) && timeout == 0:
 		return already, nil
-	case errors.Is(err, running.ErrGone), errors.Is(err, running.ErrReused):
+	case errors.Is(err, murhome.ErrGone), errors.Is(err, murhome.ErrReused):
 		return fmt.Sprintf("pid %d, SIGTERM", l.PID), nil // it ended just now
 	case err != nil:
 		return "", diag.RunFormationNotEnded(id, fmt.Sprintf("SIGKILL to its launcher, pid %d, was refused: %s", l.PID, refusal(err)))
@@ -198,7 +197,7 @@ func stopLauncher(ctx context.Context, id string, members []*running.Record, tim
 
 // refusal is the kernel's reason a signal was not delivered.
 func refusal(err error) string {
-	if errors.Is(err, running.ErrStartUnreadable) {
+	if errors.Is(err, murhome.ErrStartUnreadable) {
 		return "its start time could not be read"
 	}
 	var errno syscall.Errno
@@ -209,10 +208,10 @@ func refusal(err error) string {
 }
 
 // stillRunning is the set of members whose process still runs.
-func stillRunning(members []*running.Record) map[string]bool {
+func stillRunning(members []*murhome.Running) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range members {
-		if l := r.Check(); l != running.Gone && l != running.Reused {
+		if l := r.Check(); l != murhome.Gone && l != murhome.Reused {
 			out[r.SessionID] = true
 		}
 	}
@@ -220,7 +219,7 @@ func stillRunning(members []*running.Record) map[string]bool {
 }
 
 // memberEnding is FCLI-6's <ending>, first match.
-func memberEnding(r *running.Record, alive map[string]bool) string {
+func memberEnding(r *murhome.Running, alive map[string]bool) string {
 	switch {
 	case byHand(r):
 		return "started by hand — stopped as one session below"
@@ -229,7 +228,7 @@ func memberEnding(r *running.Record, alive map[string]bool) string {
 	}
 	var formationEnded, spawnerEnded bool
 	sessionEnd := ""
-	if f, err := os.Open(filepath.Join(r.RecordsDir, records.TraceFile)); err == nil {
+	if f, err := os.Open(filepath.Join(r.RecordsDir, murhome.TraceFile)); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 16<<20)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // startFrmProc starts a real process for a record and makes sure it is reaped.
@@ -46,16 +46,16 @@ func startFrmProcOut(t *testing.T, name string, args ...string) (*exec.Cmd, *buf
 	return c, bufio.NewReader(stdout)
 }
 
-func frmWriteRecord(t *testing.T, home string, r *running.Record) {
+func frmWriteRecord(t *testing.T, home string, r *murhome.Running) {
 	t.Helper()
-	if err := running.Write(home, r); err != nil {
+	if err := murhome.WriteRunning(home, r); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func frmStartOf(t *testing.T, pid int) string {
 	t.Helper()
-	s, err := running.StartTime(pid)
+	s, err := murhome.StartTime(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestStopFormation(t *testing.T) {
 	recDir := filepath.Join(t.TempDir(), "rec")
 	os.MkdirAll(recDir, 0o700)
 	os.WriteFile(filepath.Join(recDir, "trace.jsonl"), []byte(`{"event_type":"session_start"}`+"\n"+`{"event_type":"formation_ended"}`+"\n"+`{"event_type":"session_end","exit_status":"ok"}`+"\n"), 0o600)
-	lref := &running.Launcher{PID: launcher.Process.Pid, ProcessStart: frmStartOf(t, launcher.Process.Pid)}
+	lref := &murhome.Launcher{PID: launcher.Process.Pid, ProcessStart: frmStartOf(t, launcher.Process.Pid)}
 	now := time.Now()
-	w := &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), URL: "http://127.0.0.1:1", PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
+	w := &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), URL: "http://127.0.0.1:1", PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
 		Name: "crew-worker", Version: "0.1.0", Workdir: "/w", RecordsDir: recDir, StartedAt: now.Add(-time.Minute),
 		FormationID: id, FormationLifeline: true, FormationLauncher: lref}
-	h := &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), URL: "http://127.0.0.1:1", PID: hand.Process.Pid, ProcessStart: frmStartOf(t, hand.Process.Pid),
+	h := &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), URL: "http://127.0.0.1:1", PID: hand.Process.Pid, ProcessStart: frmStartOf(t, hand.Process.Pid),
 		Name: "crew-hand", Version: "0.2.0", Workdir: "/h", RecordsDir: t.TempDir(), StartedAt: now, FormationID: id}
 	frmWriteRecord(t, home, w)
 	frmWriteRecord(t, home, h)
@@ -100,7 +100,7 @@ func TestStopFormation(t *testing.T) {
 		t.Errorf("stdout =\n%s\nwant the start\n%s", out, want)
 	}
 	for _, c := range []*exec.Cmd{member, launcher, hand} {
-		if err := syscall.Kill(c.Process.Pid, 0); err == nil && running.Check(c.Process.Pid, "") != running.Gone {
+		if err := syscall.Kill(c.Process.Pid, 0); err == nil && murhome.Check(c.Process.Pid, "") != murhome.Gone {
 			t.Errorf("pid %d still runs", c.Process.Pid)
 		}
 	}
@@ -123,23 +123,23 @@ func TestStopFormationRefusals(t *testing.T) {
 	}
 	gone := startFrmProc(t, "true")
 	gone.Process.Wait()
-	frmWriteRecord(t, home, &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), PID: gone.Process.Pid, ProcessStart: "1", Name: "x", Version: "1",
+	frmWriteRecord(t, home, &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), PID: gone.Process.Pid, ProcessStart: "1", Name: "x", Version: "1",
 		RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id})
 	env, _, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 ||
 		errb.String() != "error[E-RUN-022]: formation "+id+" is not running: 1 member record(s) named processes that are gone, and were removed\n  hint: mur ps lists the formations running here\n" {
 		t.Errorf("stale = %d, %q", code, errb)
 	}
-	if recs, _ := running.List(home); len(recs) != 0 {
+	if recs, _ := murhome.ListRunning(home); len(recs) != 0 {
 		t.Errorf("stale records kept: %d", len(recs))
 	}
 
 	// Two launchers recorded: refused, nothing signalled.
 	m1, m2 := startFrmProc(t, "sleep", "1000"), startFrmProc(t, "sleep", "1000")
 	for i, m := range []*exec.Cmd{m1, m2} {
-		frmWriteRecord(t, home, &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), PID: m.Process.Pid, ProcessStart: frmStartOf(t, m.Process.Pid),
+		frmWriteRecord(t, home, &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), PID: m.Process.Pid, ProcessStart: frmStartOf(t, m.Process.Pid),
 			Name: "m", Version: "1", RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id, FormationLifeline: true,
-			FormationLauncher: &running.Launcher{PID: 1000 + i, ProcessStart: "5"}})
+			FormationLauncher: &murhome.Launcher{PID: 1000 + i, ProcessStart: "5"}})
 	}
 	env, _, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 ||
@@ -164,9 +164,9 @@ func TestStopFormationLauncherGone(t *testing.T) {
 	member := startFrmProc(t, "sleep", "1000")
 	dead := startFrmProc(t, "true")
 	dead.Process.Wait()
-	rec := &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
+	rec := &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
 		Name: "m", Version: "1", RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id, FormationLifeline: true,
-		FormationLauncher: &running.Launcher{PID: dead.Process.Pid, ProcessStart: "1"}}
+		FormationLauncher: &murhome.Launcher{PID: dead.Process.Pid, ProcessStart: "1"}}
 	frmWriteRecord(t, home, rec)
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := stopFormation(context.Background(), env, id, time.Second, false); code != 1 {
@@ -205,9 +205,9 @@ func TestStopFormationTimeoutZero(t *testing.T) {
 	}
 	r.Close()
 	w.Close()
-	frmWriteRecord(t, home, &running.Record{SessionID: a2a.NewID(a2a.PrefixSession), PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
+	frmWriteRecord(t, home, &murhome.Running{SessionID: a2a.NewID(a2a.PrefixSession), PID: member.Process.Pid, ProcessStart: frmStartOf(t, member.Process.Pid),
 		Name: "m", Version: "1", RecordsDir: t.TempDir(), StartedAt: time.Now(), FormationID: id, FormationLifeline: true,
-		FormationLauncher: &running.Launcher{PID: launcher.Process.Pid, ProcessStart: frmStartOf(t, launcher.Process.Pid)}})
+		FormationLauncher: &murhome.Launcher{PID: launcher.Process.Pid, ProcessStart: frmStartOf(t, launcher.Process.Pid)}})
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
 	if code := stopFormation(context.Background(), env, id, 0, false); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)

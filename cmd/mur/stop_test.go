@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // stopDoor is a door that answers session/stop: before answering it appends
@@ -83,14 +83,14 @@ func startReady(t *testing.T, script string) *fakeProc {
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.exited
-		if running.Check(cmd.Process.Pid, p.start) != running.Gone {
+		if murhome.Check(cmd.Process.Pid, p.start) != murhome.Gone {
 			t.Errorf("pid %d is still running after the test", cmd.Process.Pid)
 		}
 	})
 	if line != "ready\n" {
 		t.Fatalf("process said %q, want ready", line)
 	}
-	if p.start, err = running.StartTime(cmd.Process.Pid); err != nil {
+	if p.start, err = murhome.StartTime(cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -111,8 +111,8 @@ func TestStopSIGTERMCLI13(t *testing.T) {
 	dir, trace := e.sessionRecords(t, ses)
 	door := newStopDoor(t, ses, trace)
 	p := startProc(t, "exec sleep 300")
-	e.writeRecord(t, &running.Record{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: door.url, RecordsDir: dir,
-		Tokens: running.Tokens{{Name: "operator", Value: "op-secret"}, {Name: "ci", Value: "ci-secret"}}})
+	e.writeRecord(t, &murhome.Running{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: door.url, RecordsDir: dir,
+		Tokens: murhome.Tokens{{Name: "operator", Value: "op-secret"}, {Name: "ci", Value: "ci-secret"}}})
 
 	out, errOut, code := e.run(t, "stop", "05E1")
 	want := "stopped: " + ses + "\ncapsule: hello-shell@0.1.0\nsignal:  SIGTERM\ncanceled: tsk_1\ncanceled: tsk_2\nresidue: nothing else was left running\n"
@@ -143,7 +143,7 @@ func TestStopSIGKILLCLI13(t *testing.T) {
 			dir, trace := e.sessionRecords(t, ses)
 			door := newStopDoor(t, ses, trace)
 			p := startReady(t, `trap "" TERM; echo ready; exec sleep 300`)
-			e.writeRecord(t, &running.Record{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: door.url, RecordsDir: dir})
+			e.writeRecord(t, &murhome.Running{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: door.url, RecordsDir: dir})
 
 			out, errOut, code := e.run(t, "stop", "--timeout", timeout, ses)
 			want := "stopped: " + ses + "\ncapsule: hello-shell@0.1.0\nsignal:  SIGKILL after " + timeout + "s\n" +
@@ -171,7 +171,7 @@ func TestStopDoorSilentCLI13(t *testing.T) {
 	e := newOpsEnv(t)
 	ses := sesID("019a40000002", "5e3")
 	p := startProc(t, "exec sleep 300")
-	e.writeRecord(t, &running.Record{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: silentURL(t)})
+	e.writeRecord(t, &murhome.Running{SessionID: ses, PID: p.pid(), ProcessStart: p.start, URL: silentURL(t)})
 	out, errOut, code := e.run(t, "stop", "@1")
 	head := "stopped: " + ses + "\ncapsule: hello-shell@0.1.0\nsignal:  SIGTERM\nresidue: unknown — the capsule could not be asked: session/stop: the door did not answer: "
 	if code != 0 || !strings.HasPrefix(out, head) || strings.Count(out, "\n") != 4 || errOut != "" {
@@ -191,9 +191,9 @@ func TestStopUnconfirmedPIDCLI13(t *testing.T) {
 	gonePID, goneStart := goneProc(t)
 	door := newStopDoor(t, "ses_x", filepath.Join(e.workdir, "unused.jsonl"))
 	gone, reused, unknown := sesID("019a40000003", "1"), sesID("019a40000003", "2"), sesID("019a40000003", "3")
-	e.writeRecord(t, &running.Record{SessionID: gone, PID: gonePID, ProcessStart: goneStart, URL: door.url})
-	e.writeRecord(t, &running.Record{SessionID: reused, PID: p.pid(), ProcessStart: p.start + "1", URL: door.url})
-	e.writeRecord(t, &running.Record{SessionID: unknown, PID: p.pid(), ProcessStart: "", URL: door.url})
+	e.writeRecord(t, &murhome.Running{SessionID: gone, PID: gonePID, ProcessStart: goneStart, URL: door.url})
+	e.writeRecord(t, &murhome.Running{SessionID: reused, PID: p.pid(), ProcessStart: p.start + "1", URL: door.url})
+	e.writeRecord(t, &murhome.Running{SessionID: unknown, PID: p.pid(), ProcessStart: "", URL: door.url})
 
 	cases := []struct {
 		ses, stderr string
@@ -213,7 +213,7 @@ func TestStopUnconfirmedPIDCLI13(t *testing.T) {
 			t.Errorf("record of %s kept = %v, want %v", c.ses, !c.kept, c.kept)
 		}
 	}
-	if running.Check(p.pid(), p.start) != running.Alive {
+	if murhome.Check(p.pid(), p.start) != murhome.Alive {
 		t.Error("an unconfirmed pid was signalled")
 	}
 	if n := len(door.headers()); n != 0 {

@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // cmdToken is `mur token` (capsule.md CLI-11, door.md AUTH-5).
@@ -42,7 +41,7 @@ func runToken(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 1 {
 		arg = pos[0]
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "token", err)
 	}
@@ -71,8 +70,8 @@ func runToken(ctx context.Context, env *Env, args []string) int {
 // takes the same forms, CLI-13): a full id, an id suffix of at least 4
 // characters (case-insensitive), or @N among the records newest first; ""
 // is @1. Errors are E-RUN-028 (records unreadable) or E-RUN-022.
-func resolveRunning(home, arg string) (*running.Record, error) {
-	recs, err := running.List(home)
+func resolveRunning(home, arg string) (*murhome.Running, error) {
+	recs, err := murhome.ListRunning(home)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +95,7 @@ func resolveRunning(home, arg string) (*running.Record, error) {
 	for i, r := range recs {
 		ids[i] = r.SessionID
 	}
-	matches := records.MatchSuffix(ids, arg)
+	matches := murhome.MatchSuffix(ids, arg)
 	switch len(matches) {
 	case 0:
 		return nil, diag.RunNoSessionMatch(arg)
@@ -117,7 +116,7 @@ func isSessionAddress(arg string) bool {
 		i, err := strconv.Atoi(n)
 		return err == nil && i >= 1 && n == strconv.Itoa(i)
 	}
-	if len(arg) < records.MinSuffix {
+	if len(arg) < murhome.MinSuffix {
 		return false
 	}
 	for _, c := range arg {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // TestTokenCLI11 prints a record's tokens, operator first then manifest
@@ -17,11 +17,11 @@ func TestTokenCLI11(t *testing.T) {
 	authed := sesID("019a20000001", "1aaaa")
 	public := sesID("019a20000002", "2aaaa")
 	older := sesID("019a20000000", "3aaaa")
-	e.writeRecord(t, &running.Record{SessionID: older, PID: 1, StartedAt: now.Add(-2 * time.Hour),
-		Tokens: running.Tokens{{Name: "operator", Value: "op-old"}}})
-	e.writeRecord(t, &running.Record{SessionID: authed, PID: 1, StartedAt: now.Add(-time.Hour),
-		Tokens: running.Tokens{{Name: "operator", Value: "op-tok"}, {Name: "zeta", Value: "z-tok"}, {Name: "ci", Value: "ci-tok"}}})
-	e.writeRecord(t, &running.Record{SessionID: public, PID: 1, StartedAt: now})
+	e.writeRecord(t, &murhome.Running{SessionID: older, PID: 1, StartedAt: now.Add(-2 * time.Hour),
+		Tokens: murhome.Tokens{{Name: "operator", Value: "op-old"}}})
+	e.writeRecord(t, &murhome.Running{SessionID: authed, PID: 1, StartedAt: now.Add(-time.Hour),
+		Tokens: murhome.Tokens{{Name: "operator", Value: "op-tok"}, {Name: "zeta", Value: "z-tok"}, {Name: "ci", Value: "ci-tok"}}})
+	e.writeRecord(t, &murhome.Running{SessionID: public, PID: 1, StartedAt: now})
 
 	cases := []struct {
 		args []string
@@ -72,7 +72,7 @@ func TestTokenNoneAndUnreadableCLI11(t *testing.T) {
 	if err := os.MkdirAll(e.home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(running.Dir(e.home), []byte("x"), 0o600); err != nil {
+	if err := os.WriteFile(murhome.RunningDir(e.home), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{"token", "ps", "stop"} {
@@ -81,7 +81,7 @@ func TestTokenNoneAndUnreadableCLI11(t *testing.T) {
 			args = append(args, "@1")
 		}
 		_, errOut, code = e.run(t, args...)
-		want = "error[E-RUN-028]: the running-capsule records could not be read: " + running.Dir(e.home) + ": not a directory\n" +
+		want = "error[E-RUN-028]: the running-capsule records could not be read: " + murhome.RunningDir(e.home) + ": not a directory\n" +
 			"  hint: check that $MURMUR_HOME/running is a directory this user owns\n"
 		if code != 1 || errOut != want {
 			t.Errorf("mur %v (unreadable) = %d, %q; want 1, %q", args, code, errOut, want)

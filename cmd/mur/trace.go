@@ -12,7 +12,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/traceview"
 )
 
@@ -105,7 +105,7 @@ func traceShow(env *Env, workdir, arg string) (*traceview.Trace, error) {
 // workdir's records group, or — a full session id, issue 14 — wherever it
 // ran.
 func tracePath(env *Env, workdir, arg string) (string, error) {
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return "", err
 	}
@@ -115,16 +115,16 @@ func tracePath(env *Env, workdir, arg string) (string, error) {
 			return "", err
 		}
 	}
-	group, err := records.GroupDir(home, workdir)
+	group, err := murhome.GroupDir(home, workdir)
 	if err == nil {
 		var path string
-		if path, err = records.Resolve(group, arg); err == nil || !byID {
+		if path, err = murhome.Resolve(group, arg); err == nil || !byID {
 			return path, err
 		}
 	}
 	if byID {
-		if dir := records.FindSession(home, arg); dir != "" {
-			return filepath.Join(dir, records.TraceFile), nil
+		if dir := murhome.FindSession(home, arg); dir != "" {
+			return filepath.Join(dir, murhome.TraceFile), nil
 		}
 		return "", diag.TrcNoMatch(arg)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/murmur-go/mur/launcher/view"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/traceview"
 )
@@ -73,7 +73,7 @@ func traceFormation(env *Env, frm string) int {
 	if why := diag.FormationIDFault(frm); why != "" {
 		return fail(env, "trace show", diag.RunNotFormationID(frm, why))
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "trace show", err)
 	}
@@ -89,7 +89,7 @@ func traceFormation(env *Env, frm string) int {
 	var events []traceview.Event
 	sort.SliceStable(members, func(i, j int) bool { return members[i].Entry && !members[j].Entry })
 	for _, m := range members {
-		path := filepath.Join(m.RecordsDir, records.TraceFile)
+		path := filepath.Join(m.RecordsDir, murhome.TraceFile)
 		tr, err := traceview.Read(path)
 		if err != nil {
 			return fail(env, "trace show", err)

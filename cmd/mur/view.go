@@ -17,7 +17,7 @@ import (
 
 	"github.com/murmur-go/mur/launcher/view"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // cmdView is `mur view` (issue 16): a live, read-only web view of a
@@ -70,7 +70,7 @@ func runView(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 1 {
 		arg = pos[0]
 	}
-	home, err := records.Home(env.Getenv)
+	home, err := murhome.Home(env.Getenv)
 	if err != nil {
 		return fail(env, "view", err)
 	}

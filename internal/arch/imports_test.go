@@ -63,14 +63,14 @@ var rules = map[string][]string{
 	// manifests and stores (admission, BIND-1) and lays out formation and
 	// records directories (DIR-1, DIR-2, RET-1) through the runtime's leaf
 	// packages for them.
-	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/records", "runtime/store", "launcher/..."},
+	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/murhome", "runtime/store", "launcher/..."},
 	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables
 	// mur view reads what sessions leave (running records, records
 	// directories, traces) and watches doors as an A2A client, as `mur ps`
 	// and `mur stop` do; it is reached only from cmd/mur.
-	"launcher/view/...": {"a2a", "a2a/client", "runtime/diag", "runtime/records", "runtime/running", "runtime/trace", "launcher/view/..."},
+	"launcher/view/...": {"a2a", "a2a/client", "runtime/diag", "runtime/murhome", "runtime/trace", "launcher/view/..."},
 	"cmd/...":           {"..."},
 	// An example's helper is an A2A client like any other.
 	"examples/...": {"a2a", "a2a/client"},

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -34,13 +33,13 @@ type found struct {
 	id         string
 	recordsDir string
 	entry      bool
-	rec        *running.Record // its running record while its process runs, else nil
+	rec        *murhome.Running // its running record while its process runs, else nil
 }
 
 func newFinder(home string, kind Kind, id string) *finder {
 	f := &finder{home: home, kind: kind, id: id, checked: map[string]bool{}}
 	if kind == KindFormation {
-		f.frmDir = records.FormationDir(home, id)
+		f.frmDir = murhome.FormationDir(home, id)
 	}
 	return f
 }
@@ -49,7 +48,7 @@ func newFinder(home string, kind Kind, id string) *finder {
 // no records yet (starting), and whether anything of it may still run. An
 // unreadable running-records directory is E-RUN-028.
 func (f *finder) find() (sessions []found, starting []string, live bool, err error) {
-	recs, err := running.List(f.home)
+	recs, err := murhome.ListRunning(f.home)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -66,7 +65,7 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 		if !f.mine(r) {
 			continue
 		}
-		if l := r.Check(); l == running.Gone || l == running.Reused {
+		if l := r.Check(); l == murhome.Gone || l == murhome.Reused {
 			continue
 		}
 		entry := f.kind == KindFormation && !within(r.Workdir, f.frmDir)
@@ -79,28 +78,28 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 	}
 	if f.kind == KindSession {
 		if !live && f.sessDir == "" {
-			f.sessDir = records.FindSession(f.home, f.id)
+			f.sessDir = murhome.FindSession(f.home, f.id)
 		}
 		if !live && f.sessDir != "" {
 			sessions = append(sessions, found{id: f.id, recordsDir: f.sessDir})
 		}
 		return sessions, nil, live, nil
 	}
-	if m, ok := records.ReadMarker(f.frmDir); ok {
+	if m, ok := murhome.ReadMarker(f.frmDir); ok {
 		if f.project == "" && filepath.IsAbs(m.ProjectDir) {
 			f.project = filepath.Clean(m.ProjectDir) // the entry's workdir (DIR-2)
 		}
-		if running.Check(m.LauncherPID, m.LauncherStart) == running.Alive {
+		if murhome.Check(m.LauncherPID, m.LauncherStart) == murhome.Alive {
 			live = true
 		}
 	}
-	peerGroup := records.Group(f.home, f.frmDir)
+	peerGroup := murhome.Group(f.home, f.frmDir)
 	peers, _ := os.ReadDir(f.frmDir)
 	for _, p := range peers {
 		if !p.IsDir() {
 			continue
 		}
-		ids, _ := records.Sessions(filepath.Join(peerGroup, p.Name()))
+		ids, _ := murhome.Sessions(filepath.Join(peerGroup, p.Name()))
 		if len(ids) == 0 {
 			starting = append(starting, p.Name())
 		}
@@ -121,7 +120,7 @@ func (f *finder) find() (sessions []found, starting []string, live bool, err err
 }
 
 // mine reports whether a running record belongs to what the view shows.
-func (f *finder) mine(r *running.Record) bool {
+func (f *finder) mine(r *murhome.Running) bool {
 	if f.kind == KindSession {
 		return r.SessionID == f.id
 	}
@@ -133,7 +132,7 @@ func (f *finder) projectGroup() string {
 	if f.project == "" {
 		return ""
 	}
-	return records.Group(f.home, f.project)
+	return murhome.Group(f.home, f.project)
 }
 
 // entrySessions lists the project group's sessions whose session_start
@@ -145,7 +144,7 @@ func (f *finder) entrySessions() []string {
 	if g == "" {
 		return nil
 	}
-	ids, _ := records.Sessions(g)
+	ids, _ := murhome.Sessions(g)
 	var out []string
 	for _, id := range ids {
 		if idTime(id) < idTime(f.id) {
@@ -157,7 +156,7 @@ func (f *finder) entrySessions() []string {
 			}
 			continue
 		}
-		frm, complete := firstFormationID(filepath.Join(g, id, records.TraceFile))
+		frm, complete := firstFormationID(filepath.Join(g, id, murhome.TraceFile))
 		if complete {
 			f.checked[id] = frm == f.id
 			if frm == f.id {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 const (
@@ -39,13 +39,13 @@ func liveSession(t *testing.T, url string) (home, trace string) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	start, err := running.StartTime(os.Getpid())
+	start, err := murhome.StartTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &running.Record{SessionID: liveSes, URL: url, PID: os.Getpid(), ProcessStart: start, Name: "solo", Version: "1.0.0",
-		Workdir: filepath.Join(root, "work"), RecordsDir: dir, StartedAt: time.Now(), Tokens: running.Tokens{{Name: "operator", Value: "mdt_operator"}}}
-	if err := running.Write(home, rec); err != nil {
+	rec := &murhome.Running{SessionID: liveSes, URL: url, PID: os.Getpid(), ProcessStart: start, Name: "solo", Version: "1.0.0",
+		Workdir: filepath.Join(root, "work"), RecordsDir: dir, StartedAt: time.Now(), Tokens: murhome.Tokens{{Name: "operator", Value: "mdt_operator"}}}
+	if err := murhome.WriteRunning(home, rec); err != nil {
 		t.Fatal(err)
 	}
 	return home, filepath.Join(dir, "trace.jsonl")
@@ -105,7 +105,7 @@ func TestSessionFollowsTraceAndRecord(t *testing.T) {
 	if m := memberOf(t, v, "solo"); m.State != MemberIdle {
 		t.Errorf("after task_end: %s, want idle", m.State)
 	}
-	if err := running.Remove(home, liveSes); err != nil {
+	if err := murhome.RemoveRunning(home, liveSes); err != nil {
 		t.Fatal(err)
 	}
 	if err := v.discover(nil); err != nil {

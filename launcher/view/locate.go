@@ -6,8 +6,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/diag"
-	"github.com/murmur-go/mur/runtime/records"
-	"github.com/murmur-go/mur/runtime/running"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // Target is what one view shows: a formation or a single session.
@@ -23,13 +22,13 @@ type Target struct {
 // (arg "") or the id neither runs nor left records; E-RUN-028 when the
 // running records cannot be read.
 func Locate(home, arg string) (Target, error) {
-	recs, err := running.List(home)
+	recs, err := murhome.ListRunning(home)
 	if err != nil {
 		return Target{}, err
 	}
 	if arg == "" {
 		for _, r := range recs { // newest first
-			if l := r.Check(); l == running.Gone || l == running.Reused {
+			if l := r.Check(); l == murhome.Gone || l == murhome.Reused {
 				continue
 			}
 			if r.FormationID != "" {
@@ -49,7 +48,7 @@ func Locate(home, arg string) (Target, error) {
 				return Target{KindFormation, arg}, nil
 			}
 		}
-		if _, err := os.Stat(records.FormationDir(home, arg)); err == nil {
+		if _, err := os.Stat(murhome.FormationDir(home, arg)); err == nil {
 			return Target{KindFormation, arg}, nil
 		}
 		return Target{}, diag.ViewNoFormation(arg, home)
@@ -62,7 +61,7 @@ func Locate(home, arg string) (Target, error) {
 				return Target{KindSession, arg}, nil
 			}
 		}
-		if records.FindSession(home, arg) != "" {
+		if murhome.FindSession(home, arg) != "" {
 			return Target{KindSession, arg}, nil
 		}
 		return Target{}, diag.ViewNoSession(arg, home)

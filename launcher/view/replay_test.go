@@ -9,7 +9,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // The studio formation of testdata/studio, recorded by a real run of
@@ -52,7 +52,7 @@ func studioHome(t *testing.T) string {
 		put(filepath.Join(group(filepath.Join(frmDir, m)), ses), m)
 	}
 	put(filepath.Join(group(project), studioPlanner), "planner")
-	marker, _ := json.Marshal(records.Marker{ProjectDir: project, LauncherPID: 0, LauncherStart: ""})
+	marker, _ := json.Marshal(murhome.Marker{ProjectDir: project, LauncherPID: 0, LauncherStart: ""})
 	if err := os.WriteFile(filepath.Join(frmDir, "formation.json"), marker, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 // DefaultPoll is how often a view reads its members' traces for new
@@ -189,7 +189,7 @@ func (v *View) discover(watch func(s *session, url, token string)) error {
 	for _, fd := range found {
 		s, ok := v.sessions[fd.id]
 		if !ok {
-			trace := filepath.Join(fd.recordsDir, records.TraceFile)
+			trace := filepath.Join(fd.recordsDir, murhome.TraceFile)
 			s = &session{id: fd.id, trace: trace, tail: tail{path: trace}, entry: fd.entry}
 			v.sessions[fd.id] = s
 			v.order = append(v.order, s)

@@ -429,7 +429,7 @@ func TrcAmbiguous(arg string, sessions []string) *Diagnostic {
 }
 
 // TrcFormationID is E-TRC-002 for a frm_ id where a session is wanted
-// (records.Resolve; mur trace show reads a formation itself, FCLI-8).
+// (murhome.Resolve; mur trace show reads a formation itself, FCLI-8).
 func TrcFormationID(arg string) *Diagnostic {
 	return mk(ETRC002, fmt.Sprintf("'%s' is a formation id; this build lists member sessions only", arg), hintTraceAddr)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 )
@@ -19,7 +19,7 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 	if len(m.Artifacts) == 0 {
 		return nil
 	}
-	home, err := records.Home(l.Opts.Getenv)
+	home, err := murhome.Home(l.Opts.Getenv)
 	if err != nil {
 		return err
 	}

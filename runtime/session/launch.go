@@ -16,7 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/formation"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -233,7 +233,7 @@ func (l *Launch) locate() (path string, resolved *store.Resolved, err error) {
 	if l.Project == "" {
 		l.Project, _ = store.FindProject(o.Cwd)
 	}
-	home, err := records.Home(o.Getenv)
+	home, err := murhome.Home(o.Getenv)
 	if err != nil {
 		return "", nil, err
 	}

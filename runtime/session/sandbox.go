@@ -6,8 +6,8 @@ import (
 
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 )
@@ -60,7 +60,7 @@ func (s *Session) policy() *proc.Policy {
 		ReadWrite: []string{s.workdir, filepath.Join(s.recordsDir, "home"), filepath.Join(s.recordsDir, "tmp")},
 	}
 	p.ReadOnly = append(p.ReadOnly, proc.PathDirs(s.env, s.cfg.Home)...)
-	storeHome, err := records.Home(s.l.Opts.Getenv)
+	storeHome, err := murhome.Home(s.l.Opts.Getenv)
 	if err != nil {
 		storeHome = s.cfg.Home
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/records"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
@@ -183,7 +183,7 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 			s.cgroup.Remove()
 		}
 	}()
-	tr, err := trace.Open(filepath.Join(s.recordsDir, records.TraceFile), s.id, now)
+	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, now)
 	if err != nil {
 		return nil, err
 	}
@@ -230,10 +230,10 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 // makeDirs creates the records and runtime directories, 0700 (SES-3).
 func (s *Session) makeDirs() error {
 	var err error
-	if s.recordsDir, err = records.Dir(s.cfg.Home, s.workdir, s.id); err != nil {
+	if s.recordsDir, err = murhome.SessionDir(s.cfg.Home, s.workdir, s.id); err != nil {
 		return diag.IOError(s.workdir, err.Error())
 	}
-	if s.runtimeDir, err = records.RuntimeDir(s.workdir, s.id); err != nil {
+	if s.runtimeDir, err = murhome.RuntimeDir(s.workdir, s.id); err != nil {
 		return diag.IOError(s.workdir, err.Error())
 	}
 	s.logsDir = filepath.Join(s.recordsDir, "logs")
@@ -270,7 +270,7 @@ func (s *Session) retain() {
 	if r == nil {
 		return
 	}
-	removals, err := records.Retain(records.RetainConfig{Home: s.cfg.Home, Workdir: s.workdir, Current: s.id,
+	removals, err := murhome.Retain(murhome.RetainConfig{Home: s.cfg.Home, Workdir: s.workdir, Current: s.id,
 		MaxSessions: r.MaxSessions, MaxAge: r.MaxAge, Now: s.now()})
 	if err != nil {
 		s.bootstrap(fmt.Sprintf("retention: %v\n", err))

@@ -8,7 +8,7 @@
 // # Example
 //
 //	project, _ := store.FindProject(cwd)
-//	home, _ := records.Home(os.Getenv) // $MURMUR_HOME, default ~/.murmur
+//	home, _ := murhome.Home(os.Getenv) // $MURMUR_HOME, default ~/.murmur
 //	ss := store.Stores{ProjectDir: project, Home: home}
 //	r, err := ss.Resolve("coder", "1.2.0")
 //	switch {

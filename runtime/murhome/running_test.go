@@ -1,4 +1,4 @@
-package running
+package murhome
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ const (
 	frm1 = "frm_019a0000000070008000000000000009"
 )
 
-func sample(ses string, started time.Time) *Record {
-	return &Record{
+func sample(ses string, started time.Time) *Running {
+	return &Running{
 		SessionID:    ses,
 		URL:          "http://127.0.0.1:40001",
 		PID:          4242,
@@ -44,10 +44,10 @@ func TestWriteExactKeysSES6FCLI5(t *testing.T) {
 	r.FormationID = frm1
 	r.FormationLifeline = true
 	r.FormationLauncher = &Launcher{PID: 77, ProcessStart: "999"}
-	if err := Write(home, r); err != nil {
+	if err := WriteRunning(home, r); err != nil {
 		t.Fatalf("Write() error = %v", err)
 	}
-	got, err := os.ReadFile(Path(home, ses1))
+	got, err := os.ReadFile(RunningPath(home, ses1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +63,10 @@ func TestWriteExactKeysSES6FCLI5(t *testing.T) {
 func TestWritePublicDoorHasNoTokensKeySES6(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	if err := Write(home, sample(ses1, time.Now())); err != nil {
+	if err := WriteRunning(home, sample(ses1, time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(Path(home, ses1))
+	got, _ := os.ReadFile(RunningPath(home, ses1))
 	for _, k := range []string{`"tokens"`, `"formation_id"`, `"formation_lifeline"`, `"formation_launcher"`, `"spawned_by"`} {
 		if strings.Contains(string(got), k) {
 			t.Errorf("public, non-member record holds %s: %s", k, got)
@@ -77,10 +77,10 @@ func TestWritePublicDoorHasNoTokensKeySES6(t *testing.T) {
 func TestWriteModesSES6(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	if err := Write(home, sample(ses1, time.Now())); err != nil {
+	if err := WriteRunning(home, sample(ses1, time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]os.FileMode{Dir(home): 0o700, Path(home, ses1): 0o600} {
+	for path, want := range map[string]os.FileMode{RunningDir(home): 0o700, RunningPath(home, ses1): 0o600} {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,7 @@ func TestWriteModesSES6(t *testing.T) {
 			t.Errorf("mode of %s = %o, want %o", path, got, want)
 		}
 	}
-	ents, _ := os.ReadDir(Dir(home))
+	ents, _ := os.ReadDir(RunningDir(home))
 	if len(ents) != 1 {
 		t.Errorf("running dir holds %d entries, want 1 (no temporary file left)", len(ents))
 	}
@@ -101,10 +101,10 @@ func TestRoundTripSES6(t *testing.T) {
 	r := sample(ses1, time.Date(2026, 5, 1, 10, 0, 0, 123000000, time.UTC))
 	r.Tokens = Tokens{{"operator", "o"}, {"ci", "c"}}
 	r.SpawnedBy = ses2
-	if err := Write(home, r); err != nil {
+	if err := WriteRunning(home, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(home, ses1)
+	got, err := ReadRunning(home, ses1)
 	if err != nil {
 		t.Fatalf("Read() error = %v", err)
 	}
@@ -116,13 +116,13 @@ func TestRoundTripSES6(t *testing.T) {
 	if got.Tokens.Operator() != "o" {
 		t.Errorf("Operator() = %q, want o", got.Tokens.Operator())
 	}
-	if err := Remove(home, ses1); err != nil {
+	if err := RemoveRunning(home, ses1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(home, ses1); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := ReadRunning(home, ses1); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Read() after Remove error = %v, want fs.ErrNotExist", err)
 	}
-	if err := Remove(home, ses1); err != nil {
+	if err := RemoveRunning(home, ses1); err != nil {
 		t.Errorf("second Remove() error = %v, want nil", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestWriteFailureIsWSEC023(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil { // a file where the directory goes
 		t.Fatal(err)
 	}
-	err := Write(home, sample(ses1, time.Now()))
+	err := WriteRunning(home, sample(ses1, time.Now()))
 	d, ok := diag.As(err)
 	if !ok || d.Code != diag.WSEC023 {
 		t.Fatalf("Write() error = %v, want W-SEC-023", err)
@@ -151,14 +151,14 @@ func TestListOrderAndMalformedFCLI5(t *testing.T) {
 	home := t.TempDir()
 	base := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	for i, s := range []string{ses1, ses2, ses3} {
-		if err := Write(home, sample(s, base.Add(time.Duration(i%2)*time.Hour))); err != nil {
+		if err := WriteRunning(home, sample(s, base.Add(time.Duration(i%2)*time.Hour))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A stranger and a temporary file are ignored.
-	os.WriteFile(filepath.Join(Dir(home), "notes.txt"), []byte("x"), 0o600)
-	os.WriteFile(filepath.Join(Dir(home), "."+ses1+".json.tmp-1"), []byte("{"), 0o600)
-	recs, err := List(home)
+	os.WriteFile(filepath.Join(RunningDir(home), "notes.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(RunningDir(home), "."+ses1+".json.tmp-1"), []byte("{"), 0o600)
+	recs, err := ListRunning(home)
 	if err != nil {
 		t.Fatalf("List() error = %v", err)
 	}
@@ -170,9 +170,9 @@ func TestListOrderAndMalformedFCLI5(t *testing.T) {
 		t.Errorf("List() order = %s, want %s", got, want)
 	}
 
-	bad := Path(home, ses3)
+	bad := RunningPath(home, ses3)
 	os.WriteFile(bad, []byte(`{"session_id":"`+ses3+`","pid":1,"formation_id":"frm_nope","started_at":"2026-05-01T10:00:00Z"}`), 0o600)
-	_, err = List(home)
+	_, err = ListRunning(home)
 	d, ok := diag.As(err)
 	if !ok || d.Code != diag.ERUN028 {
 		t.Fatalf("List() with a malformed formation_id error = %v, want E-RUN-028", err)
@@ -184,7 +184,7 @@ func TestListOrderAndMalformedFCLI5(t *testing.T) {
 
 func TestListMissingDirIsEmpty(t *testing.T) {
 	t.Parallel()
-	recs, err := List(t.TempDir())
+	recs, err := ListRunning(t.TempDir())
 	if err != nil || len(recs) != 0 {
 		t.Errorf("List() = %v, %v; want empty, nil", recs, err)
 	}
@@ -193,15 +193,15 @@ func TestListMissingDirIsEmpty(t *testing.T) {
 func TestListUnreadableDirIsERUN028(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	if err := os.WriteFile(Dir(home), []byte("not a dir"), 0o600); err != nil {
+	if err := os.WriteFile(RunningDir(home), []byte("not a dir"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := List(home)
+	_, err := ListRunning(home)
 	d, ok := diag.As(err)
 	if !ok || d.Code != diag.ERUN028 {
 		t.Fatalf("List() error = %v, want E-RUN-028", err)
 	}
-	want := "error[E-RUN-028]: the running-capsule records could not be read: " + Dir(home) + ": not a directory\n" +
+	want := "error[E-RUN-028]: the running-capsule records could not be read: " + RunningDir(home) + ": not a directory\n" +
 		"  hint: check that $MURMUR_HOME/running is a directory this user owns\n"
 	if got := d.Render(); got != want {
 		t.Errorf("Render() = %q, want %q", got, want)

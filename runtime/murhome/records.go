@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"errors"
@@ -46,12 +46,12 @@ func GroupDir(home, workdir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve workdir %s: %w", workdir, err)
 	}
-	return filepath.Join(Root(home), strings.TrimPrefix(wd, string(filepath.Separator))), nil
+	return filepath.Join(RecordsDir(home), strings.TrimPrefix(wd, string(filepath.Separator))), nil
 }
 
 // Dir returns session ses's records directory (SES-3). It creates nothing:
 // the session makes the directory (0700) once MAN-4 has succeeded.
-func Dir(home, workdir, ses string) (string, error) {
+func SessionDir(home, workdir, ses string) (string, error) {
 	g, err := GroupDir(home, workdir)
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func TestDirResolvesSymlinksSES3(t *testing.T) {
 	}
 	home := filepath.Join(root, "home")
 	ses := sesAt(time.Now(), 1)
-	got, err := Dir(home, filepath.Join(link, "proj"), ses)
+	got, err := SessionDir(home, filepath.Join(link, "proj"), ses)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDirResolvesSymlinksSES3(t *testing.T) {
 	if err != nil || rt != filepath.Join(real, ".murmur", ses) {
 		t.Errorf("RuntimeDir() = %q, %v; want %q", rt, err, filepath.Join(real, ".murmur", ses))
 	}
-	if _, err := Dir(home, filepath.Join(root, "missing"), ses); err == nil {
+	if _, err := SessionDir(home, filepath.Join(root, "missing"), ses); err == nil {
 		t.Error("Dir(missing workdir) error = nil, want one")
 	}
 }

@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"os"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
-	"github.com/murmur-go/mur/runtime/running"
 )
 
 // fixture is one records group with its workdir and some sessions, each with
@@ -51,7 +50,7 @@ func (f *fixture) exists(id string) (records, runtime bool) {
 
 func (f *fixture) runningRecord(t *testing.T, id string, pid int, start string) {
 	t.Helper()
-	err := running.Write(f.home, &running.Record{SessionID: id, PID: pid, ProcessStart: start, StartedAt: time.Now()})
+	err := WriteRunning(f.home, &Running{SessionID: id, PID: pid, ProcessStart: start, StartedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +66,7 @@ func TestRetainMaxSessionsNeverRemovedSES9(t *testing.T) {
 	f.add(t, old1, old2, old3, old4, old5, cur, later)
 
 	self := os.Getpid()
-	selfStart, err := running.StartTime(self)
+	selfStart, err := StartTime(self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +167,7 @@ func TestRetainUnreadableRunningDirSES9(t *testing.T) {
 	a, cur := sesAt(now.Add(-time.Hour), 1), sesAt(now, 1)
 	f.add(t, a, cur)
 	mkdir(t, f.home)
-	if err := os.WriteFile(running.Dir(f.home), []byte("x"), 0o600); err != nil { // not a directory
+	if err := os.WriteFile(RunningDir(f.home), []byte("x"), 0o600); err != nil { // not a directory
 		t.Fatal(err)
 	}
 	got, err := Retain(RetainConfig{Home: f.home, Workdir: f.workdir, Current: cur, MaxSessions: 1})

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package running
+package murhome
 
 import (
 	"errors"

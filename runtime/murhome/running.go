@@ -1,4 +1,4 @@
-package running
+package murhome
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // Record is one running record. Keys are written in the order of SES-6, then
 // the FCLI-5 formation keys, each only when it applies; Tokens only under
 // network.authentication (the only copy of the door tokens, door.md AUTH-5).
-type Record struct {
+type Running struct {
 	SessionID    string    `json:"session_id"`
 	URL          string    `json:"url"` // DOOR-1 form, http://127.0.0.1:<port>
 	PID          int       `json:"pid"`
@@ -86,7 +86,7 @@ func (ts Tokens) Operator() string {
 
 // validate checks what readers rely on; a record failing it is unreadable
 // (FCLI-5: a malformed formation_id or formation_launcher makes it so).
-func (r *Record) validate() error {
+func (r *Running) validate() error {
 	switch {
 	case !a2a.ValidID(r.SessionID, a2a.PrefixSession):
 		return fmt.Errorf("session_id %q is not a session id", r.SessionID)

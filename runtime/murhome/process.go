@@ -1,4 +1,4 @@
-package running
+package murhome
 
 import (
 	"errors"
@@ -72,7 +72,7 @@ func Check(pid int, start string) Liveness {
 }
 
 // Check reports the liveness of the record's own process.
-func (r *Record) Check() Liveness { return Check(r.PID, r.ProcessStart) }
+func (r *Running) Check() Liveness { return Check(r.PID, r.ProcessStart) }
 
 // Errors of SignalVerified; the signal was not sent.
 var (

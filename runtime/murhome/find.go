@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"io/fs"
@@ -17,7 +17,7 @@ func FindSession(home, ses string) string {
 		return ""
 	}
 	var out string
-	_ = filepath.WalkDir(Root(home), func(path string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(RecordsDir(home), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/runtime/running"
 )
 
 // Retention reasons, the `reason` of a `retention` record (capsule.md §6).
@@ -77,7 +76,7 @@ func Retain(cfg RetainConfig) ([]Removal, error) {
 		return nil, fmt.Errorf("retain: read records group: %w", err)
 	}
 	ids = withCurrent(ids, cfg.Current)
-	if _, err := os.ReadDir(running.Dir(cfg.Home)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.ReadDir(RunningDir(cfg.Home)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("retain: every session counts as running: %w", err)
 	}
 
@@ -132,7 +131,7 @@ func retireReason(cfg RetainConfig, rank int, id string) string {
 // live reports whether a running record names session id and its process is,
 // or may be, still running. A record that cannot be read counts as live.
 func live(home, id string) bool {
-	rec, err := running.Read(home, id)
+	rec, err := ReadRunning(home, id)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
@@ -140,7 +139,7 @@ func live(home, id string) bool {
 		return true
 	}
 	l := rec.Check()
-	return l == running.Alive || l == running.Unconfirmed
+	return l == Alive || l == Unconfirmed
 }
 
 // retire removes a session's records and runtime directories.

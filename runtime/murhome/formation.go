@@ -1,4 +1,4 @@
-package records
+package murhome
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func FormationsDir(home string) string { return filepath.Join(home, "formations"
 func FormationDir(home, frm string) string { return filepath.Join(FormationsDir(home), frm) }
 
 // Root is the records root, $MURMUR_HOME/records.
-func Root(home string) string { return filepath.Join(home, "records") }
+func RecordsDir(home string) string { return filepath.Join(home, "records") }
 
 // Group is the records group of dir, as the sessions whose workdir lies in
 // it compute theirs (GroupDir): $MURMUR_HOME/records/<dir with symlinks
@@ -41,7 +41,7 @@ func Group(home, dir string) string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	return filepath.Join(Root(home), strings.TrimPrefix(dir, string(filepath.Separator)))
+	return filepath.Join(RecordsDir(home), strings.TrimPrefix(dir, string(filepath.Separator)))
 }
 
 // ReadMarker reads formation directory dir's marker; ok is false when it is

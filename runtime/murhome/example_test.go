@@ -1,9 +1,9 @@
-package records_test
+package murhome_test
 
 import (
 	"fmt"
 
-	"github.com/murmur-go/mur/runtime/records"
+	"github.com/murmur-go/mur/runtime/murhome"
 )
 
 func ExampleMatchSuffix() {
@@ -11,8 +11,8 @@ func ExampleMatchSuffix() {
 		"ses_019a1000000270008000000000003e4b",
 		"ses_019a10000001700080000000000013e4",
 	}
-	fmt.Println(records.MatchSuffix(ids, "3E4B"))
-	fmt.Println(len(records.MatchSuffix(ids, "e4b")))
+	fmt.Println(murhome.MatchSuffix(ids, "3E4B"))
+	fmt.Println(len(murhome.MatchSuffix(ids, "e4b")))
 	// Output:
 	// [ses_019a1000000270008000000000003e4b]
 	// 0

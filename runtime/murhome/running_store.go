@@ -1,4 +1,4 @@
-package running
+package murhome
 
 import (
 	"encoding/json"
@@ -15,27 +15,27 @@ import (
 )
 
 // Dir is the running-records directory, $MURMUR_HOME/running.
-func Dir(home string) string { return filepath.Join(home, "running") }
+func RunningDir(home string) string { return filepath.Join(home, "running") }
 
 // Path is the running record of session ses.
-func Path(home, ses string) string { return filepath.Join(Dir(home), ses+".json") }
+func RunningPath(home, ses string) string { return filepath.Join(RunningDir(home), ses+".json") }
 
 // Write writes r as $MURMUR_HOME/running/<session_id>.json (capsule.md SES-6):
 // the directory 0700, the file 0600, written to a temporary file and renamed
 // so a reader never sees half a record. It returns nil or a
 // *diag.Diagnostic, W-SEC-023 naming the path and OS error: the session
 // prints the warning and carries on (SES-6 "Write failure: W-SEC-023 only").
-func Write(home string, r *Record) error {
+func WriteRunning(home string, r *Running) error {
 	if err := r.validate(); err != nil {
-		return diag.SecRunningRecord(Path(home, r.SessionID), err.Error())
+		return diag.SecRunningRecord(RunningPath(home, r.SessionID), err.Error())
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return diag.SecRunningRecord(Path(home, r.SessionID), err.Error())
+		return diag.SecRunningRecord(RunningPath(home, r.SessionID), err.Error())
 	}
 	data = append(data, '\n')
-	if err := writeFile(Dir(home), Path(home, r.SessionID), data); err != nil {
-		path, why := pathErr(err, Path(home, r.SessionID))
+	if err := writeFile(RunningDir(home), RunningPath(home, r.SessionID), data); err != nil {
+		path, why := pathErr(err, RunningPath(home, r.SessionID))
 		return diag.SecRunningRecord(path, why).WithErr(err)
 	}
 	return nil
@@ -82,11 +82,11 @@ func pathErr(err error, fallback string) (path, why string) {
 
 // Read reads session ses's running record. A missing record is an error
 // matching fs.ErrNotExist; a malformed one is an error naming the path.
-func Read(home, ses string) (*Record, error) {
-	return readFile(Path(home, ses))
+func ReadRunning(home, ses string) (*Running, error) {
+	return readFile(RunningPath(home, ses))
 }
 
-func readFile(path string) (*Record, error) {
+func readFile(path string) (*Running, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -95,8 +95,8 @@ func readFile(path string) (*Record, error) {
 }
 
 // decode parses and checks one record read from path.
-func decode(path string, data []byte) (*Record, error) {
-	var r Record
+func decode(path string, data []byte) (*Running, error) {
+	var r Running
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -111,8 +111,8 @@ func decode(path string, data []byte) (*Record, error) {
 
 // Remove deletes session ses's running record; a record already gone is no
 // error (the session and `mur stop`/`mur ps` may both remove it).
-func Remove(home, ses string) error {
-	err := os.Remove(Path(home, ses))
+func RemoveRunning(home, ses string) error {
+	err := os.Remove(RunningPath(home, ses))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -123,8 +123,8 @@ func Remove(home, ses string) error {
 // session id first). A missing directory is an empty list. An unreadable
 // directory or record is a *diag.Diagnostic E-RUN-028 (capsule.md CLI-11,
 // CLI-12); a record removed while listing is skipped.
-func List(home string) ([]*Record, error) {
-	dir := Dir(home)
+func ListRunning(home string) ([]*Running, error) {
+	dir := RunningDir(home)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -133,7 +133,7 @@ func List(home string) ([]*Record, error) {
 		path, why := pathErr(err, dir)
 		return nil, diag.RunRecordsUnreadable(path, why).WithErr(err)
 	}
-	var out []*Record
+	var out []*Running
 	for _, e := range ents {
 		name := e.Name()
 		ses, ok := strings.CutSuffix(name, ".json")
