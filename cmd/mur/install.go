@@ -34,7 +34,10 @@ $MURMUR_HOME/artifacts/, leaving the lock alone. <project> is the nearest
 directory at or above the current one holding murmur.yaml or roster.yaml.
 When murmur.lock pins the artifact at another version or hash (it changed
 since it was installed), --force replaces the pin and prints the old and new
-digests; without it the install is refused (E-REG-005).
+digests; without it the install is refused. The global store never replaces
+a stored name@version with other bytes unless --force is given; then it
+prints the old and new digests and every murmur.lock pin the replacement
+broke.
 
 mur install copies every artifact the project's murmur.yaml declares from the
 global store into the project store and pins it; mur install <name>@<version>
@@ -44,7 +47,7 @@ the lines (docs/json.md).`
 func runInstall(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	global := fs.Bool("g", false, "install into the global store")
-	force := fs.Bool("force", false, "replace murmur.lock's pin of the artifact with this install")
+	force := fs.Bool("force", false, "replace murmur.lock's pin of the artifact, or the global store's other bytes, with this install")
 	jsonOut := fs.Bool("json", false, "print one JSON document (docs/json.md)")
 	pos, code, done := parseInterspersed(env, "install", installUsage, fs, args)
 	if done {
@@ -109,6 +112,14 @@ type installed struct {
 	SHA256   string       `json:"sha256"`
 	Scope    store.Scope  `json:"scope"`
 	Repinned *repinnedPin `json:"repinned,omitempty"`
+	Replaced *replacedArt `json:"replaced,omitempty"`
+}
+
+// replacedArt is the global store entry --force replaced with other bytes.
+type replacedArt struct {
+	SHA256     string   `json:"sha256"`
+	SourcePath string   `json:"source_path"`
+	BrokenPins []string `json:"broken_pins"`
 }
 
 type repinnedPin struct {
@@ -122,6 +133,9 @@ func installDocument(rs []store.Resolved) installJSON {
 		i := installed{Name: r.Meta.Name, Version: r.Meta.Version, Runtime: r.Meta.Runtime, SHA256: r.SHA256, Scope: r.Scope}
 		if p := r.Repinned; p != nil {
 			i.Repinned = &repinnedPin{Version: p.ResolvedVersion, SHA256: p.SHA256}
+		}
+		if old := r.Replaced; old != nil {
+			i.Replaced = &replacedArt{SHA256: old.SHA256, SourcePath: old.SourcePath, BrokenPins: append([]string{}, r.BrokenPins...)}
 		}
 		doc.Installed = append(doc.Installed, i)
 	}
@@ -224,6 +238,16 @@ func printInstalled(w io.Writer, r store.Resolved) {
 		r.Meta.Name, r.Meta.Version, r.Meta.Runtime, r.SHA256, r.Scope)
 	if p := r.Repinned; p != nil {
 		fmt.Fprintf(w, "re-pinned %s in murmur.lock: %s@sha256:%s → %s@sha256:%s\n", r.Meta.Name, p.ResolvedVersion, p.SHA256, r.Meta.Version, r.SHA256)
+	}
+	if old := r.Replaced; old != nil {
+		from := ""
+		if old.SourcePath != "" {
+			from = " (installed from " + old.SourcePath + ")"
+		}
+		fmt.Fprintf(w, "replaced %s@%s in the global store: sha256:%s%s → sha256:%s\n", r.Meta.Name, r.Meta.Version, old.SHA256, from, r.SHA256)
+		for _, lock := range r.BrokenPins {
+			fmt.Fprintf(w, "broke the pin of %s@%s in %s: it pins sha256:%s, which no store holds now; run mur install --force <dir> in that project to pin the new bytes\n", r.Meta.Name, r.Meta.Version, lock, old.SHA256)
+		}
 	}
 }
 

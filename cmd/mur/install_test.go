@@ -186,3 +186,51 @@ func TestInstallSkipsBuiltIn_INP1(t *testing.T) {
 		t.Errorf("mur doctor = %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestInstallGlobalKeepsStoredBytes: the global store never swaps the bytes
+// of a stored name@version silently. Other bytes are refused (E-REG-006)
+// naming both digests and where the stored ones came from; --force replaces
+// them, printing old and new digests and the murmur.lock pin it broke.
+func TestInstallGlobalKeepsStoredBytes(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{"proj/murmur.yaml": projectManifest})
+	one := e.tool(t, "a/edit", "tool-edit", "1.0.0", "one")
+	two := e.tool(t, "b/edit", "tool-edit", "1.0.0", "two")
+	srcA, srcB := filepath.Join(e.root, "a", "edit"), filepath.Join(e.root, "b", "edit")
+
+	out, errOut, code := e.mur(t, "a", "install", "-g", "edit")
+	expect(t, "first install -g", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+one+" into the global store\n", "", 0)
+	out, errOut, code = e.mur(t, "a", "install", "-g", "edit")
+	expect(t, "the same bytes again", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+one+" into the global store\n", "", 0)
+
+	out, errOut, code = e.mur(t, "b", "install", "-g", "edit")
+	expect(t, "other bytes under the stored version", out, errOut, code, "",
+		"error[E-REG-006]: the global store already holds tool-edit@1.0.0 with other bytes: sha256:"+one+" (installed from "+srcA+"); this install is sha256:"+two+"\n"+
+			"  hint: give this artifact another name or version, or run mur install -g --force edit to replace the stored one\n", 1)
+	meta, err := os.ReadFile(filepath.Join(e.home, "artifacts", "tool-edit", "1.0.0", "meta.json"))
+	if err != nil || !strings.Contains(string(meta), one) {
+		t.Fatalf("the refused install changed the stored entry: %s %v", meta, err)
+	}
+
+	// A project pins the stored bytes and holds no copy of its own: the
+	// forced replacement breaks that pin and says so.
+	out, errOut, code = e.mur(t, "proj", "install", "tool-edit@1.0.0")
+	expect(t, "pin from the global store", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+one+" into the project store\n", "", 0)
+	if err := os.RemoveAll(filepath.Join(e.root, "proj", ".murmur")); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = e.mur(t, "proj", "install", "-g", "--force", "../b/edit")
+	expect(t, "install -g --force", out, errOut, code,
+		"installed tool-edit@1.0.0 (tool) sha256:"+two+" into the global store\n"+
+			"replaced tool-edit@1.0.0 in the global store: sha256:"+one+" (installed from "+srcA+") → sha256:"+two+"\n"+
+			"broke the pin of tool-edit@1.0.0 in "+filepath.Join(e.root, "proj", "murmur.lock")+": it pins sha256:"+one+", which no store holds now; run mur install --force <dir> in that project to pin the new bytes\n", "", 0)
+
+	out, errOut, code = e.mur(t, "a", "install", "-g", "--force", "--json", "edit")
+	expect(t, "install -g --force --json", out, errOut, code,
+		`{"installed":[{"name":"tool-edit","version":"1.0.0","runtime":"tool","sha256":"`+one+`","scope":"global",`+
+			`"replaced":{"sha256":"`+two+`","source_path":"`+srcB+`","broken_pins":[]}}]}`+"\n", "", 0)
+}

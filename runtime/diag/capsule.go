@@ -38,6 +38,7 @@ const (
 	EREG002     Code = "E-REG-002"
 	EREG004     Code = "E-REG-004"
 	EREG005     Code = "E-REG-005"
+	EREG006     Code = "E-REG-006"
 	EWITLEVEL01 Code = "E-WIT-LEVEL-001"
 	EBLD001     Code = "E-BLD-001"
 	EBLD002     Code = "E-BLD-002"
@@ -361,6 +362,18 @@ func RegReservedVersion(v string) *Diagnostic {
 func RegLockPin(name, pinVersion, pinHash, what, version, hash string) *Diagnostic {
 	return mk(EREG005, fmt.Sprintf("murmur.lock pins %s at %s@sha256:%s, but %s %s@sha256:%s", name, pinVersion, pinHash, what, version, hash),
 		"change the pin or the version")
+}
+
+// RegStoreHolds is E-REG-006: the global store already holds
+// name@version with other bytes (installed from source), and an install
+// without --force never replaces them.
+func RegStoreHolds(name, version, oldHash, source, hash, dir string) *Diagnostic {
+	from := ""
+	if source != "" {
+		from = " (installed from " + source + ")"
+	}
+	return mk(EREG006, fmt.Sprintf("the global store already holds %s@%s with other bytes: sha256:%s%s; this install is sha256:%s", name, version, oldHash, from, hash),
+		fmt.Sprintf("give this artifact another name or version, or run mur install -g --force %s to replace the stored one", ShellWord(dir)))
 }
 
 // RegLockPinInstall is E-REG-005 for `mur install <dir>` against a pin of

@@ -102,7 +102,7 @@ func TestCheckArtifacts(t *testing.T) {
 	}
 
 	// E-REG-002 naming murmur.lock: reinstalled bytes the lock does not record.
-	a2, _ := e.ss.Install(toolSrc(t, "a", "1.0.0", "a-again"), id("a", "1.0.0"), ScopeGlobal)
+	a2, _ := e.ss.InstallForce(toolSrc(t, "a", "1.0.0", "a-again"), id("a", "1.0.0"), ScopeGlobal)
 	_, err = e.ss.CheckArtifacts(m, true)
 	want = "error[E-REG-002]: a@1.0.0 in the global store hashes to sha256:" + a2.SHA256 + ", but murmur.lock records sha256:" + a.SHA256 + "\n  hint: reinstall it with mur install\n"
 	if got := renderErr(t, err); got != want || !errors.Is(err, ErrHashMismatch) {

@@ -22,9 +22,11 @@ type ArtifactID struct {
 // Install copies srcDir into scope's store as a.Name@a.Version (capsule.md
 // CLI-6): STORE-4's selection is copied and hashed, meta.json written, and
 // for the project store murmur.lock upserted (origin operator). An existing
-// install of the same name@version is replaced. Refusals create nothing:
-// E-BLD-002 for a symlink, E-REG-005 when the lock pins a.Name at another
-// version or hash (InstallForce replaces that pin). The manifest in srcDir
+// install of the same name@version is replaced, except that the global
+// store refuses other bytes under a stored name@version (E-REG-006;
+// InstallForce replaces them). Refusals create nothing: E-BLD-002 for a
+// symlink, E-REG-005 when the lock pins a.Name at another version or hash
+// (InstallForce replaces that pin). The manifest in srcDir
 // must already be validated (manifest.LoadArtifact).
 func (s Stores) Install(srcDir string, a ArtifactID, scope Scope) (Resolved, error) {
 	return s.install(srcDir, a, scope, false)
@@ -48,7 +50,7 @@ func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (R
 		return Resolved{}, err
 	}
 	if scope != ScopeProject {
-		return s.place(scope, abs, a, sum, abs)
+		return s.placeGlobal(abs, srcDir, a, sum, force)
 	}
 	// The pin check, the copy and the pin are one step for every other mur
 	// writing this project's lock (issue 9).
@@ -70,6 +72,62 @@ func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (R
 	}
 	r.Repinned = old
 	return r, s.pin(a, sum)
+}
+
+// placeGlobal is place into the global store (srcDir is srcTree as the
+// user named it), which never swaps the bytes
+// of a stored name@version silently: other bytes are refused with
+// E-REG-006 unless force, and a forced replacement reports what it
+// replaced and the murmur.lock pins it broke.
+func (s Stores) placeGlobal(srcTree, srcDir string, a ArtifactID, sum string, force bool) (Resolved, error) {
+	var old *Meta
+	r, err := s.placeChecked(ScopeGlobal, srcTree, a, sum, srcTree, func(stored *Meta) error {
+		if stored == nil || stored.SHA256 == sum {
+			return nil
+		}
+		if !force {
+			return diag.RegStoreHolds(a.Name, a.Version, stored.SHA256, stored.SourcePath, sum, srcDir)
+		}
+		old = stored
+		return nil
+	})
+	if err != nil || old == nil {
+		return r, err
+	}
+	r.Replaced = old
+	r.BrokenPins = s.brokenPins(a, old)
+	return r, nil
+}
+
+// brokenPins lists the murmur.lock files that pin a at old's bytes and now
+// resolve it from the global store (their project store holds no copy): the
+// project here and the project old was installed from. Each such pin now
+// fails verification (E-REG-002).
+func (s Stores) brokenPins(a ArtifactID, old *Meta) []string {
+	var dirs []string
+	if s.ProjectDir != "" {
+		dirs = append(dirs, s.ProjectDir)
+	}
+	if p, ok := FindProject(old.SourcePath); ok && old.SourcePath != "" && (len(dirs) == 0 || dirs[0] != p) {
+		dirs = append(dirs, p)
+	}
+	var out []string
+	for _, d := range dirs {
+		lock, err := ReadLock(d)
+		if err != nil || lock == nil {
+			continue
+		}
+		e, ok := lock.Find(a.Name)
+		if !ok || e.ResolvedVersion != a.Version || e.SHA256 != old.SHA256 {
+			continue
+		}
+		proj := Stores{ProjectDir: d, Home: s.Home}
+		if pdir, err := proj.artifactDir(ScopeProject, a.Name, a.Version); err == nil && exists(pdir) {
+			continue // served by that project's own copy
+		}
+		out = append(out, filepath.Join(d, LockFile))
+	}
+	return out
 }
 
 // InstallFromGlobal installs the given artifacts into the project store and
@@ -204,6 +262,13 @@ func (s Stores) pin(a ArtifactID, sum string) error {
 // place copies srcTree into <store>/<name>/<version>/tree with meta.json,
 // via a temporary sibling and rename; the copy must hash to sum.
 func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath string) (Resolved, error) {
+	return s.placeChecked(scope, srcTree, a, sum, sourcePath, nil)
+}
+
+// placeChecked is place that, holding the store's flock, first passes check
+// the meta.json of the entry it would replace (nil when there is none or it
+// is unreadable); an error from check refuses the install.
+func (s Stores) placeChecked(scope Scope, srcTree string, a ArtifactID, sum, sourcePath string, check func(stored *Meta) error) (Resolved, error) {
 	final, err := s.artifactDir(scope, a.Name, a.Version)
 	if err != nil {
 		return Resolved{}, err
@@ -227,6 +292,15 @@ func (s Stores) place(scope Scope, srcTree string, a ArtifactID, sum, sourcePath
 		return Resolved{}, err
 	}
 	defer unlock()
+	if check != nil {
+		var stored *Meta
+		if m, err := readMeta(filepath.Join(final, "meta.json")); err == nil {
+			stored = &m
+		}
+		if err := check(stored); err != nil {
+			return Resolved{}, err
+		}
+	}
 	tmp := filepath.Join(nameDir, ".tmp-"+randSuffix())
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return Resolved{}, err

@@ -104,6 +104,11 @@ type Resolved struct {
 	// Repinned is the murmur.lock pin an Install with force replaced; nil
 	// when the lock agreed, had no pin, or was not read.
 	Repinned *LockEntry
+	// Replaced is the meta.json of the global store's entry a forced
+	// install replaced with other bytes; BrokenPins the murmur.lock files
+	// that pinned those bytes (Install with force, scope global).
+	Replaced   *Meta
+	BrokenPins []string
 }
 
 // Resolve finds name@version (exact version; a bare name, MAN-6) in the

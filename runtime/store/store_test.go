@@ -131,8 +131,10 @@ func TestInstallGlobal(t *testing.T) {
 	}
 }
 
-// TestInstallReplaceAndPin is CLI-6: same name@version replaced unless the
-// lock pins another (E-REG-005); a refusal changes nothing.
+// TestInstallReplaceAndPin is CLI-6: the global store refuses other bytes
+// under a stored name@version (E-REG-006) and InstallForce replaces them,
+// naming what it replaced; the project store replaces unless the lock pins
+// another (E-REG-005); a refusal changes nothing.
 func TestInstallReplaceAndPin(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -140,9 +142,15 @@ func TestInstallReplaceAndPin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := e.ss.Install(toolSrc(t, "t", "1.0.0", "two"), id("t", "1.0.0"), ScopeGlobal)
-	if err != nil || second.SHA256 == first.SHA256 {
-		t.Fatalf("reinstall = %+v, %v; want a replaced install", second, err)
+	if _, err := e.ss.Install(toolSrc(t, "t", "1.0.0", "two"), id("t", "1.0.0"), ScopeGlobal); !diag.Is(err, diag.EREG006) {
+		t.Fatalf("reinstall of other bytes = %v; want E-REG-006", err)
+	}
+	if r, err := e.ss.Resolve("t", "1.0.0"); err != nil || r.SHA256 != first.SHA256 {
+		t.Errorf("Resolve after a refused replace = %+v, %v", r, err)
+	}
+	second, err := e.ss.InstallForce(toolSrc(t, "t", "1.0.0", "two"), id("t", "1.0.0"), ScopeGlobal)
+	if err != nil || second.SHA256 == first.SHA256 || second.Replaced == nil || second.Replaced.SHA256 != first.SHA256 {
+		t.Fatalf("forced reinstall = %+v, %v; want a replaced install naming the old digest", second, err)
 	}
 	if r, err := e.ss.Resolve("t", "1.0.0"); err != nil || r.SHA256 != second.SHA256 {
 		t.Errorf("Resolve after replace = %+v, %v", r, err)
