@@ -246,3 +246,27 @@ func TestHintStoreCommands(t *testing.T) {
 		t.Errorf("mur list --all = %d %s%s", code, out, errOut)
 	}
 }
+
+// TestRunWithoutManifestHints: mur run where no murmur.yaml is says what to
+// run instead — mur new or --capsule in an empty directory, --roster when
+// the directory holds a roster.yaml.
+func TestRunWithoutManifestHints(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{"empty/.keep": "", "crew/roster.yaml": "name: crew\n"})
+	for _, c := range []struct {
+		dir  string
+		args []string
+		want string
+	}{
+		{"empty", []string{"run", "--task", "x"}, "error[E-IO-001]: murmur.yaml: no such file or directory\n" +
+			"  hint: run mur new <name> to scaffold a capsule, or name one with --capsule <dir> (a formation: --roster <dir>)\n"},
+		{"", []string{"run", "--capsule", "crew", "--task", "x"}, "error[E-IO-001]: crew/murmur.yaml: no such file or directory\n" +
+			"  hint: crew holds a formation (roster.yaml): run mur run --roster crew\n"},
+		{"crew", []string{"run"}, "error[E-IO-001]: murmur.yaml: no such file or directory\n" +
+			"  hint: . holds a formation (roster.yaml): run mur run --roster .\n"},
+	} {
+		out, errOut, code := e.mur(t, c.dir, c.args...)
+		expect(t, strings.Join(c.args, " ")+" in "+c.dir, out, errOut, code, "", c.want, 1)
+	}
+}

@@ -180,6 +180,25 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 	return o, nil
 }
 
+// manifestMissing gives E-IO-001 for the capsule's own murmur.yaml (path)
+// a hint that says what to run instead: --roster when its directory holds
+// a roster.yaml, else mur new or --capsule. Other errors, and a directory
+// that does not exist either, pass unchanged.
+func manifestMissing(path string, err error) error {
+	d, ok := diag.As(err)
+	if path == "" || !ok || d.Code != diag.EIO001 || d.Msg != path+": no such file or directory" {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if !isDir(dir) {
+		return err
+	}
+	if fi, serr := os.Stat(filepath.Join(dir, "roster.yaml")); serr == nil && fi.Mode().IsRegular() {
+		return diag.IONoManifest(path, dir).WithErr(d.Err)
+	}
+	return diag.IONoManifest(path, "").WithErr(d.Err)
+}
+
 // runCapsule runs one session: MAN-4, the door, the readiness output, the
 // loop, signals and the exit code (CLI-3..5, SES-8).
 func runCapsule(env *Env, f *runFlags, opts session.Options) int {
@@ -201,7 +220,7 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		return 128 + int(sig.(syscall.Signal)) // nothing was made yet (MAN-4)
 	}
 	if err != nil {
-		return fail(env, "run", err)
+		return fail(env, "run", manifestMissing(opts.ManifestPath, err))
 	}
 	var cg *proc.Cgroup // the tool processes' cgroup, once the session made it
 	l.Exit = func(code int) { exitNow(cg, code) }

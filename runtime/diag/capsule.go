@@ -72,6 +72,19 @@ func IONotFound(path string) *Diagnostic {
 	return mk(EIO001, path+": no such file or directory", hintIO)
 }
 
+// IONoManifest is E-IO-001 for the murmur.yaml mur run looked for and did
+// not find; the hint says what to run instead. rosterDir is the directory
+// holding a roster.yaml in its place ("" when there is none), as the user
+// named it.
+func IONoManifest(path, rosterDir string) *Diagnostic {
+	if rosterDir != "" {
+		return mk(EIO001, path+": no such file or directory",
+			fmt.Sprintf("%s holds a formation (roster.yaml): run mur run --roster %s", rosterDir, ShellWord(rosterDir)))
+	}
+	return mk(EIO001, path+": no such file or directory",
+		"run mur new <name> to scaffold a capsule, or name one with --capsule <dir> (a formation: --roster <dir>)")
+}
+
 // IOError is E-IO-001 for a path that could not be read; osErr is the OS's text.
 func IOError(path, osErr string) *Diagnostic { return mk(EIO001, path+": "+osErr, hintIO) }
 
