@@ -32,7 +32,7 @@ Each token names what it is, and turns on checks:
             may be left out): auth.missing, auth.invalid, and the JSON-RPC
             checks of a door whose card requires a token
   scoped    a door credential lacking some method's scope: auth.scoped
-  member    a formation member token for this door (door.md AUTH-6):
+  member    a formation member token for this door (docs/door.md):
             formation.scope, formation.forged; with a door token also
             formation.own-tasks
 Give a token as --token <kind>=@<file> (the file holds the token; @- reads it

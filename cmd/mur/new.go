@@ -108,7 +108,7 @@ func runNew(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	fs := flag.NewFlagSet("new", flag.ContinueOnError)
-	fs.Bool("roster", false, "scaffold a formation: roster.yaml and two members (formations.md FCLI-9)")
+	fs.Bool("roster", false, "scaffold a formation: roster.yaml and two members")
 	drv := fs.String("driver", "scripted", "the capsule's `driver`: scripted, openai, anthropic or ollama")
 	pos, code, done := parseInterspersed(env, "new", newUsage, fs, args)
 	if done {

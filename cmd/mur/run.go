@@ -39,7 +39,10 @@ const runUsage = `Usage: mur run [--manifest <path> | --capsule <dir> | --capsul
 Runs one capsule as a session: its door serves A2A at http://127.0.0.1:<port>
 and the launch task (--task, or task.md/input.txt under task_acceptance none)
 runs first. Without --json it prints the door, the session id, each task's
-result and, last, "status:  <exit status>".`
+result and, last, "status:  <exit status>".
+
+mur run --roster <dir> launches the formation <dir>/roster.yaml declares
+instead; mur run --roster --help lists its flags.`
 
 // laterRunFlags are parsed-but-unbuilt flags (CLI-2: LATER).
 var laterRunFlags = []string{"context", "resume", "resume-mode", "containment", "explain-scope"}

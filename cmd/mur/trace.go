@@ -33,7 +33,7 @@ session) or a path to a trace.jsonl or a session directory; the default is
 --json prints the summary as one JSON document, nothing cut (docs/json.md).
 --follow prints the session's timeline as its records arrive, until its
 session_end. <formation> (frm_…) lists the formation's member sessions, then
-their records as one timeline, calls between members as → and ← (FCLI-8).`
+their records as one timeline, calls between members as → and ←.`
 
 func runTrace(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("trace show", flag.ContinueOnError)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,5 +72,34 @@ func TestHelpCommand(t *testing.T) {
 	show, _, code := runBuffered("help", "trace", "show")
 	if want, _, _ := runBuffered("trace", "show", "--help"); code != 0 || show != want {
 		t.Errorf("mur help trace show = %d %q, want %q", code, show, want)
+	}
+}
+
+// TestHelpCitesNoSpecIDs: no --help text quotes a requirement ID or a spec
+// file; a user reads docs/ and the diagnostic codes (E-…, W-…) instead.
+func TestHelpCitesNoSpecIDs(t *testing.T) {
+	t.Parallel()
+	helps := [][]string{{"--help"}, {"run", "--roster", "--help"}, {"trace", "show", "--help"}, {"token", "mint", "--help"}}
+	for _, c := range commands {
+		helps = append(helps, []string{c.name, "--help"})
+	}
+	id := regexp.MustCompile(`(?:\b[EW]-)?\b[A-Z]{2,6}-[0-9]+\b`)
+	specFile := regexp.MustCompile(`(?:docs/)?\b(?:capsule|door|formations|tools|process|input|README)\.md\b`)
+	for _, args := range helps {
+		out, errOut, code := runBuffered(args...)
+		if code != 0 || out == "" {
+			t.Errorf("mur %s = %d, %q, %q", strings.Join(args, " "), code, out, errOut)
+			continue
+		}
+		for _, m := range id.FindAllString(out, -1) {
+			if !strings.HasPrefix(m, "E-") && !strings.HasPrefix(m, "W-") {
+				t.Errorf("mur %s cites %s", strings.Join(args, " "), m)
+			}
+		}
+		for _, m := range specFile.FindAllString(out, -1) {
+			if !strings.HasPrefix(m, "docs/") {
+				t.Errorf("mur %s cites the spec file %s", strings.Join(args, " "), m)
+			}
+		}
 	}
 }
