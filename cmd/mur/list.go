@@ -24,6 +24,18 @@ or above the current one holding murmur.yaml or roster.yaml); with -g, or
 outside any project, the global store; with --all, both, SCOPE first.
 --json prints one JSON document instead, full sha256 included (docs/json.md).`
 
+// storeNames names the stores mur list read, each with its directory:
+// "the project store (<dir>)", joined by " or ".
+func storeNames(ss store.Stores, scopes []store.Scope) string {
+	var names []string
+	for _, sc := range scopes {
+		if root := ss.Root(sc); root != "" {
+			names = append(names, fmt.Sprintf("the %s store (%s)", sc, root))
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
 // shortHash is how many hex digits of an artifact's sha256 mur list shows.
 const shortHash = 12
 
@@ -70,7 +82,7 @@ func runList(ctx context.Context, env *Env, args []string) int {
 		return 0
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(env.Stdout, "no artifacts installed")
+		fmt.Fprintln(env.Stdout, "no artifacts installed in "+storeNames(ss, scopes))
 		return 0
 	}
 	writeList(env.Stdout, rows, *all)

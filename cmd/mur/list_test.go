@@ -12,7 +12,11 @@ func TestListCLI7(t *testing.T) {
 	e.write(t, map[string]string{"proj/murmur.yaml": projectManifest})
 
 	out, errOut, code := e.mur(t, "proj", "list")
-	expect(t, "list, empty", out, errOut, code, "no artifacts installed\n", "", 0)
+	expect(t, "list, empty", out, errOut, code, "no artifacts installed in the project store ("+e.root+"/proj/.murmur/artifacts)\n", "", 0)
+	out, errOut, code = e.mur(t, "proj", "list", "--all")
+	expect(t, "list --all, empty", out, errOut, code, "no artifacts installed in the project store ("+e.root+"/proj/.murmur/artifacts) or the global store ("+e.home+"/artifacts)\n", "", 0)
+	out, errOut, code = e.mur(t, "", "list")
+	expect(t, "list outside a project, empty", out, errOut, code, "no artifacts installed in the global store ("+e.home+"/artifacts)\n", "", 0)
 
 	e.tool(t, "src/a", "a", "1.10.0", "a110")
 	e.tool(t, "src/a9", "a", "1.9.0", "a19")
