@@ -169,6 +169,13 @@ func installDir(env *Env, ss store.Stores, dir string, global, force bool) ([]st
 	if err != nil {
 		return nil, err
 	}
+	// A capsule whose system prompt or script cannot be read would install
+	// and then fail at every run: refuse it here, as mur run would.
+	if m.Kind() == "capsule" && m.Inference != nil {
+		if err := checkPromptAndScripts(m); err != nil {
+			return nil, err
+		}
+	}
 	scope := store.ScopeProject
 	if global || ss.ProjectDir == "" {
 		scope = store.ScopeGlobal

@@ -70,6 +70,7 @@ func TestInstallRefusalsCLI6(t *testing.T) {
 		"unknown-key/murmur.yaml":   "name: edit\nversion: 1.0.0\nrutnime: tool\n",
 		"empty-dir/.keep":           "",
 		"skill-no-body/murmur.yaml": "name: s\nversion: 1.0.0\nruntime: skill\n",
+		"no-script/murmur.yaml":     "name: edit\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: script.yaml}}\n",
 	})
 	if err := os.Symlink("murmur.yaml", filepath.Join(e.root, "link", "alias.yaml")); err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func TestInstallRefusalsCLI6(t *testing.T) {
 		{"empty-dir", "", "error[E-IO-001]: empty-dir/murmur.yaml: no such file or directory\n  hint: check the path\n"},
 		{"missing-dir", "", "error[E-IO-001]: missing-dir: no such file or directory\n  hint: check the path\n"},
 		{"skill-no-body", "", "error[E-IO-001]: skill-no-body/skill.md: no such file or directory\n  hint: check the path\n"},
+		{"no-script", "", "error[E-RUN-009]: " + e.root + "/no-script/script.yaml could not be read: no such file or directory\n  hint: check the path\n"},
 	}
 	for _, c := range cases {
 		out, errOut, code := e.mur(t, "", "install", c.dir)
