@@ -118,6 +118,7 @@ type Session struct {
 	curTask     *taskRun
 	stopCause   string // "" until the session winds down
 	stopped     bool   // a signal or lifeline: queued tasks read "…was stopped before…"
+	begun       bool   // session_start is written
 	formEnded   bool   // wound down by the formation lifeline (LIFE-3)
 	deciding    string // LOOP-20: the first deciding task's non-ok status
 	decidingMsg string
@@ -148,7 +149,7 @@ func (s *Session) URL() string { return s.url }
 // Start creates the session's directories (SES-3), writes session_start,
 // runs retention (SES-9), stages the tools (STAGE-1) and submits the launch
 // task (SES-4). Every failure here is a *diag.Diagnostic.
-func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
+func Start(l *Launch, cfg StartConfig) (*Session, error) {
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -156,7 +157,7 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	s = &Session{id: a2a.NewID(a2a.PrefixSession), l: l, m: l.Manifest, cfg: cfg, now: now, url: cfg.URL, workdir: l.Workdir}
+	s := &Session{id: a2a.NewID(a2a.PrefixSession), l: l, m: l.Manifest, cfg: cfg, now: now, url: cfg.URL, workdir: l.Workdir}
 	s.start = now()
 	s.stopCtx, s.stopCancel = context.WithCancel(context.Background())
 	s.deadline = l.Opts.Deadline
@@ -177,32 +178,39 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 	if err := s.buildTools(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			s.sandbox.Close()
-			s.cgroup.Remove()
-		}
-	}()
-	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, now)
-	if err != nil {
+	if err := s.begin(); err != nil {
+		s.abort(err)
 		return nil, err
 	}
-	s.tr = tr
-	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: now, Notify: s.notify})
+	return s, nil
+}
+
+// begin is Start once the tools are built: the trace and session_start,
+// the task table, the harness's bridge, retention, staging and the launch
+// task.
+func (s *Session) begin() error {
+	if err := startFault(s.l.Opts.Getenv, s.recordsDir); err != nil {
+		return err
+	}
+	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now)
 	if err != nil {
-		return nil, fmt.Errorf("task table: %w", err)
+		return err
+	}
+	s.tr = tr
+	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: s.now, Notify: s.notify})
+	if err != nil {
+		return fmt.Errorf("task table: %w", err)
 	}
 	s.reg = reg
 	if s.m.Inference.Process() {
 		if err := s.startHarness(); err != nil {
-			_ = tr.Close()
-			return nil, err
+			return err
 		}
 	}
 	if _, err := s.tr.Write(s.sessionStartRecord()); err != nil {
-		s.closeHarness()
-		return nil, err
+		return err
 	}
+	s.begun = true
 	if s.hx != nil {
 		s.probeHarness() // PROC-10: once, right after session_start
 	}
@@ -212,19 +220,52 @@ func Start(l *Launch, cfg StartConfig) (s *Session, err error) {
 		s.bootstrap(fmt.Sprintf("staging failed: %v\n", err))
 	}
 	s.setupDeadline()
-	if l.HasTask {
-		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(l.TaskText), 0o600); err != nil {
+	if s.l.HasTask {
+		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(s.l.TaskText), 0o600); err != nil {
 			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))
 		}
-		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(l.TaskText)}}
+		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(s.l.TaskText)}}
 		prov := tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
 		t, err := s.reg.Submit(prov, msg)
 		if err != nil {
-			return nil, fmt.Errorf("submit the launch task: %w", err)
+			return fmt.Errorf("submit the launch task: %w", err)
 		}
 		s.launchTask = string(t.ID)
 	}
-	return s, nil
+	return nil
+}
+
+// abort ends a session whose start failed after its tools were built:
+// what it started is closed, the failure goes to logs/bootstrap.log, and
+// the trace, where it can be written at all, is whole — session_start
+// (written now when it was not) through session_end with exit_status
+// failed (SES-3).
+func (s *Session) abort(cause error) {
+	s.bootstrap(fmt.Sprintf("the session could not start: %v\n", cause))
+	s.closeHarness()
+	if s.reg != nil {
+		s.reg.Close(true)
+	}
+	if s.tr == nil {
+		if tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now); err == nil {
+			s.tr = tr
+		}
+	}
+	if s.tr != nil {
+		if !s.begun {
+			_, _ = s.tr.Write(s.sessionStartRecord())
+		}
+		_, _ = s.tr.Write(trace.SessionEnd{DurationMS: elapsedMS(s.start, s.now()), ExitStatus: StatusFailed})
+		_ = s.tr.Close()
+	}
+	s.stopCancel()
+	s.wg.Wait()
+	s.sandbox.Close()
+	s.cgroup.Remove()
+	if s.otel != nil {
+		s.flushTelemetry()
+	}
+	s.l.closeMember()
 }
 
 // makeDirs creates the records and runtime directories, 0700 (SES-3).
@@ -288,3 +329,7 @@ func (s *Session) a2aTimeout() time.Duration {
 	}
 	return 30 * time.Second
 }
+
+// StartFaultEnv names the test builds' start fault (MURMUR_TEST_START_FAULT):
+// read only by a mur built with the murtest tag.
+const StartFaultEnv = "MURMUR_TEST_START_FAULT"
