@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/proc"
 )
 
@@ -14,9 +15,7 @@ import (
 // name a port hold a shell command's TCP connects to those ports (Landlock
 // ABI ≥ 4): a connect elsewhere is refused, one to an allowed port works.
 func TestRunScopedConnectPorts_ISSUE9(t *testing.T) {
-	if abi, err := proc.LandlockABI(); err != nil || abi < 4 {
-		t.Skipf("the kernel offers no Landlock network rules (ABI %d, %v)", abi, err)
-	}
+	testmur.NeedLandlock(t, 4, proc.LandlockABI) // network rules
 	var ports []string
 	for range 2 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -78,3 +79,58 @@ func TestCleanup(t *testing.T) {
 		})
 	}
 }
+
+// TestNeedLandlock: a kernel short of the ABI skips, unless LandlockEnv
+// requires that ABI, which fails instead; a kernel with it runs the test.
+func TestNeedLandlock(t *testing.T) {
+	abi := func(n int) func() (int, error) { return func() (int, error) { return n, nil } }
+	for _, c := range []struct {
+		env     string
+		have    int
+		need    int
+		outcome string
+	}{
+		{"", 7, 4, "ran"},
+		{"", 3, 4, "skipped"},
+		{"3", 3, 4, "skipped"},
+		{"4", 3, 4, "failed"},
+		{"7", 0, 1, "failed"},
+		{"four", 3, 4, "failed"},
+		{"4", 7, 4, "ran"},
+	} {
+		t.Setenv(LandlockEnv, c.env)
+		got := outcome(func(tb testing.TB) { NeedLandlock(tb, c.need, abi(c.have)) })
+		if got != c.outcome {
+			t.Errorf("%s=%q, ABI %d, need %d: %s, want %s", LandlockEnv, c.env, c.have, c.need, got, c.outcome)
+		}
+	}
+}
+
+// outcome runs f on a fake testing.TB and says whether it ran to its end,
+// skipped or failed.
+func outcome(f func(testing.TB)) string {
+	tb := &recorder{}
+	done := make(chan struct{})
+	go func() { defer close(done); f(tb); tb.ran = true }()
+	<-done
+	switch {
+	case tb.failed:
+		return "failed"
+	case tb.skipped:
+		return "skipped"
+	case tb.ran:
+		return "ran"
+	}
+	return "stopped"
+}
+
+// recorder is a testing.TB that records a Fatal or Skip and ends the
+// goroutine as the real ones do.
+type recorder struct {
+	testing.TB
+	failed, skipped, ran bool
+}
+
+func (r *recorder) Helper()               {}
+func (r *recorder) Fatalf(string, ...any) { r.failed = true; runtime.Goexit() }
+func (r *recorder) Skipf(string, ...any)  { r.skipped = true; runtime.Goexit() }

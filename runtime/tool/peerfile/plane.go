@@ -47,6 +47,7 @@ type Plane struct {
 	base    string   // the directory walks start from: the workdir, resolved
 	root    []string // the components from base to the export root
 	digests digests
+	openat  openatFunc // opens the file itself (the walk's last step); a test makes it fail
 
 	mu      sync.RWMutex
 	key     []byte        // nil once Close voided every handle
@@ -75,7 +76,7 @@ func NewPlane(cfg Config) (*Plane, error) {
 	if cfg.Client == nil {
 		cfg.Client = NewClient()
 	}
-	p := &Plane{cfg: cfg, key: peerplane.NewKey()}
+	p := &Plane{cfg: cfg, key: peerplane.NewKey(), openat: sysOpenat}
 	p.base, p.root = rootParts(cfg.Workdir, cfg.Root)
 	return p, nil
 }
@@ -154,7 +155,7 @@ func (p *Plane) open(rel string) (*opened, *refused) {
 	if rf != nil {
 		return nil, rf
 	}
-	o, rf := openBelow(p.base, p.root, parts)
+	o, rf := openBelow(p.openat, p.base, p.root, parts)
 	if rf != nil {
 		return nil, rf
 	}

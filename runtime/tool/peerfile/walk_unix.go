@@ -11,13 +11,20 @@ import (
 	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
+// openatFunc is openat(2): a directory descriptor, a name below it, flags
+// and mode, giving a descriptor.
+type openatFunc = func(dir int, name string, flags int, mode uint32) (int, error)
+
+// sysOpenat is the kernel's openat.
+var sysOpenat openatFunc = unix.Openat
+
 // openBelow opens workdir/root.../rel... one component at a time, each
 // directory with O_NOFOLLOW|O_DIRECTORY relative to the one before
-// (openat), the last with O_NOFOLLOW, and confirms from its descriptor that
+// (openat), the last with O_NOFOLLOW through openat, and confirms from its descriptor that
 // it is a regular file. A symbolic link anywhere on the way is refused: on
 // the way to the root as outside_root (the root no longer resolves to the
 // directory declared), below it as symlink_refused (PFILE-5).
-func openBelow(workdir string, root, rel []string) (*opened, *refused) {
+func openBelow(openat openatFunc, workdir string, root, rel []string) (*opened, *refused) {
 	dir, err := unix.Open(workdir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &refused{peerplane.IOError(), "the workdir could not be opened: " + err.Error()}
@@ -42,7 +49,7 @@ func openBelow(workdir string, root, rel []string) (*opened, *refused) {
 			return nil, rf
 		}
 	}
-	return openRegular(dir, rel[len(rel)-1])
+	return openRegular(openat, dir, rel[len(rel)-1])
 }
 
 // openDir opens the directory name below dir without following a link.
@@ -73,7 +80,7 @@ func openDir(dir int, name string, link *peerplane.Refusal, what string) (int, *
 // openRegular opens the regular file name below dir: lstat first, so a
 // fifo or device is never opened, then O_NOFOLLOW|O_NONBLOCK, then fstat on
 // the descriptor decides (a swap between the two is refused too).
-func openRegular(dir int, name string) (*opened, *refused) {
+func openRegular(openat openatFunc, dir int, name string) (*opened, *refused) {
 	const what = "the file"
 	var st unix.Stat_t
 	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -86,7 +93,7 @@ func openRegular(dir int, name string) (*opened, *refused) {
 	default:
 		return nil, &refused{peerplane.NotARegularFile(), "the path names a directory, fifo, socket or device"}
 	}
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	switch {
 	case errors.Is(err, unix.ELOOP):
 		return nil, &refused{peerplane.SymlinkRefused(), "the file is a symbolic link"}

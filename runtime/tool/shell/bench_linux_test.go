@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/tool"
 )
@@ -17,9 +18,7 @@ import (
 //
 //	go test -run '^$' -bench ShellCallConfinement -benchtime 200x ./runtime/tool/shell/
 func BenchmarkShellCallConfinement(b *testing.B) {
-	if _, err := proc.LandlockABI(); err != nil {
-		b.Skipf("the kernel offers no Landlock: %v", err)
-	}
+	testmur.NeedLandlock(b, 1, proc.LandlockABI)
 	for _, confined := range []bool{false, true} {
 		name := "unconfined"
 		if confined {
@@ -60,9 +59,7 @@ func BenchmarkShellCallConfinement(b *testing.B) {
 // TestConfinedShellStaysInItsWorkdir: the sandbox the benchmark measures
 // does confine (a read outside the workdir is refused, one inside works).
 func TestConfinedShellStaysInItsWorkdir(t *testing.T) {
-	if _, err := proc.LandlockABI(); err != nil {
-		t.Skipf("the kernel offers no Landlock: %v", err)
-	}
+	testmur.NeedLandlock(t, 1, proc.LandlockABI)
 	dir := t.TempDir()
 	wd := filepath.Join(dir, "wd")
 	outside := filepath.Join(dir, "outside.txt")

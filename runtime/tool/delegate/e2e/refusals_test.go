@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -210,9 +211,7 @@ func TestNotInstalled_DLG4(t *testing.T) {
 // rise: under a scoped parent a child declaring advisory, or none, is
 // refused.
 func TestRefereeContainment_DLG2(t *testing.T) {
-	if _, err := proc.LandlockABI(); err != nil {
-		t.Skipf("a scoped parent needs Landlock: %v", err)
-	}
+	testmur.NeedLandlock(t, 1, proc.LandlockABI) // a scoped parent
 	w := newWorld(t)
 	w.install(t, quick("loose", "  containment: advisory\n"), quick("silent", ""))
 	refused(t, w, capsule{name: "judge",

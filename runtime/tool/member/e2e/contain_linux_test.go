@@ -10,6 +10,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -20,9 +21,7 @@ import (
 // workdir and a file outside its workdir: each is "Permission denied"
 // (Landlock); the same commands in its own workdir and $HOME work.
 func TestScopedPeerReachesOnlyItsOwn_ISSUE9(t *testing.T) {
-	if _, err := proc.LandlockABI(); err != nil {
-		t.Skipf("the kernel offers no Landlock: %v", err)
-	}
+	testmur.NeedLandlock(t, 1, proc.LandlockABI)
 	t.Parallel()
 	p := newProject(t)
 	// The entry's launch task holds the formation up (with --task the entry
