@@ -57,7 +57,7 @@ func TestRunEndKillsEscapedProcesses_ISSUE9(t *testing.T) {
 	t.Run("task_done", func(t *testing.T) {
 		e := blockingCapsule(t, "", escapeCommand)
 		p := e.start(t, "--capsule", e.dir, "--task", "escape")
-		_, _ = os.ReadFile(filepath.Join(e.dir, "ready"))
+		testmur.ReadFIFO(t, filepath.Join(e.dir, "ready"), p.cmd.Process)
 		pids := escapees(t, e.dir)
 		if code := p.wait(); code != 0 {
 			t.Errorf("exit code = %d (stderr %q)", code, p.stderr.String())
@@ -67,7 +67,7 @@ func TestRunEndKillsEscapedProcesses_ISSUE9(t *testing.T) {
 	t.Run("SIGTERM", func(t *testing.T) {
 		e := sleepingEscape(t)
 		p := e.start(t, "--capsule", e.dir, "--task", "escape")
-		_, _ = os.ReadFile(filepath.Join(e.dir, "ready"))
+		testmur.ReadFIFO(t, filepath.Join(e.dir, "ready"), p.cmd.Process)
 		pids := escapees(t, e.dir)
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		p.wait()
@@ -89,7 +89,7 @@ func TestStopResidue_CLI13(t *testing.T) {
 			p := e.start(t, "--capsule", e.dir, "--task", "escape")
 			p.line(t) // murmur: url
 			ses := strings.TrimPrefix(p.line(t), "session: ")
-			_, _ = os.ReadFile(filepath.Join(e.dir, "ready"))
+			testmur.ReadFIFO(t, filepath.Join(e.dir, "ready"), p.cmd.Process)
 			pids := escapees(t, e.dir)
 			cmd := e.command()
 			cmd.Args = []string{murBin, "stop", "--timeout", c.timeout, ses}

@@ -85,21 +85,8 @@ func Alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
-// Gone reports whether pid is no live process within 10 s: a SIGKILL is
-// delivered when the killed process next runs, which on a loaded machine may
-// be a moment after kill(2) returned.
-func Gone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for Alive(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
-}
+// Gone reports whether pid is no live process within LeftBound.
+func Gone(pid int) bool { return Within(LeftBound, func() bool { return !Alive(pid) }) }
 
 // WaitOpen waits until process pid holds path open (Linux: its
 // /proc/<pid>/fd), so a test knows the process reached the read it blocks

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestInSession: a command started in a session of its own is listed by
@@ -48,5 +49,43 @@ func TestDirs(t *testing.T) {
 	}
 	if !strings.HasSuffix(dir, "/proj") || !strings.HasSuffix(home, "/home") || strings.TrimSuffix(dir, "/proj") != strings.TrimSuffix(home, "/home") {
 		t.Errorf("Dirs = %s, %s; want siblings proj and home", dir, home)
+	}
+}
+
+// TestLeft: a session's process is left until it ends, which Left waits for
+// within its bound; one in except is not counted.
+func TestLeft(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := StartFake(cmd); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if got := Left(pid, 30*time.Millisecond); len(got) != 1 || got[0] != fmt.Sprintf("%d (sleep)", pid) {
+		t.Errorf("Left(%d) while it sleeps = %q, want it", pid, got)
+	}
+	if got := Left(pid, 0, pid); got != nil {
+		t.Errorf("Left(%d, except itself) = %q, want nil", pid, got)
+	}
+	reaped := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(reaped) }()
+	_ = cmd.Process.Kill()
+	if got := Left(pid, LeftBound); got != nil {
+		t.Errorf("Left(%d) after its kill = %q, want nil", pid, got)
+	}
+	<-reaped
+}
+
+// TestWithin: a condition that comes true is seen; one that never does is
+// given up on after the bound.
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	n := 0
+	if !Within(time.Minute, func() bool { n++; return n == 3 }) || n != 3 {
+		t.Errorf("Within saw the condition after %d looks, want 3", n)
+	}
+	if Within(20*time.Millisecond, func() bool { return false }) {
+		t.Error("Within(false) = true")
 	}
 }

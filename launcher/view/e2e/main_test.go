@@ -213,16 +213,8 @@ func sendTask(t testing.TB, url, token, text string) string {
 }
 
 // noneLeft fails unless no live (non-zombie) process remains in session
-// sid. A process just killed may take a moment to leave /proc, and no event
-// reports a stranger's exit, so it is looked at again for up to 10 s.
+// sid, polled within testmur.LeftBound.
 func noneLeft(t testing.TB, sid int) {
 	t.Helper()
-	var left []string
-	for range 200 {
-		if left = testmur.Procs(func(stat []string, _ []byte) bool { s, _ := strconv.Atoi(stat[3]); return s == sid }); len(left) == 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Errorf("processes left behind in session %d: %v", sid, left)
+	testmur.NoneLeft(t, sid)
 }

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -91,22 +90,7 @@ func (s *sleeping) stop(t *testing.T) {
 func onlyMur(t *testing.T, s *sleeping) {
 	t.Helper()
 	sid := s.cmd.Process.Pid
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == sid {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		i := strings.LastIndexByte(string(b), ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) >= 4 && f[3] == strconv.Itoa(sid) && testmur.Alive(pid) {
-			t.Errorf("still running after its task ended: %s (state ppid pgrp: %s)", b[:i+1], strings.Join(f[:3], " "))
-		}
-	}
+	testmur.NoneLeft(t, sid, sid)
 }
 
 func text(t *a2a.Task) string {

@@ -179,12 +179,11 @@ func of[T trace.Record](t testing.TB, recs []trace.Line) []T {
 // types lists the records' event types, in order, without the envelope.
 var types = tracetest.Types
 
-// noneLeft fails unless no live process remains in session sid.
+// noneLeft fails unless no live process remains in session sid, polled
+// within testmur.LeftBound.
 func noneLeft(t testing.TB, sid int) {
 	t.Helper()
-	for _, p := range testmur.InSession(sid) {
-		t.Errorf("process left behind in mur's session: %s", p)
-	}
+	testmur.NoneLeft(t, sid)
 }
 
 // only returns the one record of type T, failing unless there is exactly one.

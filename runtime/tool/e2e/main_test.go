@@ -163,9 +163,7 @@ func blob(t *testing.T, dir, sha string) string {
 // children (native tools, plan shell steps) are gone once it has exited.
 func noneLeft(t *testing.T, sid int) {
 	t.Helper()
-	for _, p := range testmur.InSession(sid) {
-		t.Errorf("process left behind in mur's session: %s", p)
-	}
+	testmur.NoneLeft(t, sid)
 }
 
 // exitCode reads a finished command's exit code.

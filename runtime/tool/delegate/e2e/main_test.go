@@ -212,42 +212,20 @@ func normaliseIn(s, workdir string) string {
 	return normalise(durations.ReplaceAllString(s, "duration_ms: <n>"))
 }
 
-// noneLeft fails unless no live process remains in session sid. A process
-// just killed (a grandchild's parent-death signal) may take a moment to go,
-// and no event reports a stranger's exit: it is looked at again for up to
-// 10 s.
+// noneLeft fails unless no live process remains in session sid, polled
+// within testmur.LeftBound (a grandchild's parent-death signal lands a
+// moment after its parent ends).
 func noneLeft(t testing.TB, sid int) {
 	t.Helper()
-	if left := gone(sid, 10*time.Second); len(left) > 0 {
-		t.Errorf("processes left behind in mur's session: %s", strings.Join(left, "; "))
-	}
+	testmur.NoneLeft(t, sid)
 }
 
 // goneWithin polls until no process of session sid is left, failing after d
 // (a bound the spec gives, never a wait for a result).
 func goneWithin(t testing.TB, sid int, d time.Duration) {
 	t.Helper()
-	if left := gone(sid, d); len(left) > 0 {
+	if left := testmur.Left(sid, d); len(left) > 0 {
 		t.Fatalf("still running %s later: %s", d, strings.Join(left, "; "))
-	}
-}
-
-// gone polls session sid every 20 ms until none of its processes is left
-// (nil) or d has passed (what is left).
-func gone(sid int, d time.Duration) []string {
-	deadline := time.After(d)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		left := testmur.InSession(sid)
-		if len(left) == 0 {
-			return nil
-		}
-		select {
-		case <-deadline:
-			return left
-		case <-tick.C:
-		}
 	}
 }
 
@@ -263,20 +241,11 @@ func readLine(t testing.TB, path string, p *os.Process) string {
 	return strings.TrimSpace(string(testmur.ReadFIFO(t, path, p)))
 }
 
-// waitFor polls cond every 20 ms until it holds, failing after d: for a
-// state of another process that no event reports (a line in its trace).
+// waitFor polls cond until it holds, failing after d: for a state of
+// another process that no event reports (a line in its trace).
 func waitFor(t testing.TB, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.After(d)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("condition not met within %s", d)
-		case <-tick.C:
-		}
-	}
+	testmur.Eventually(t, d, cond, "the condition")
 }
 
 // setsid puts a command in a session of its own (noneLeft).

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
 )
@@ -254,20 +253,11 @@ func (l *launch) peer(t testing.TB, name string) (pid int, session, url, records
 	return 0, "", "", ""
 }
 
-// noneLeft fails unless no live (non-zombie) process remains in session sid.
-// A process that was just killed may take a moment to die: it is looked at
-// again for up to 10 s, since no event reports a stranger's exit.
+// noneLeft fails unless no live (non-zombie) process remains in session
+// sid, polled within testmur.LeftBound.
 func noneLeft(t testing.TB, sid int) {
 	t.Helper()
-	var left []string
-	for i := 0; i < 200; i++ {
-		left = testmur.InSession(sid)
-		if len(left) == 0 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Errorf("processes left behind in the launch's session: %v", left)
+	testmur.NoneLeft(t, sid)
 }
 
 // want compares got with want, showing both in full.
