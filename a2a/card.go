@@ -31,8 +31,11 @@ func (c *AgentCard) Extension(uri string) *AgentExtension {
 	return nil
 }
 
-// BindingJSONRPC is AgentInterface.ProtocolBinding of a JSON-RPC door.
-const BindingJSONRPC = "JSONRPC"
+// AgentInterface.ProtocolBinding of a door's two bindings (A2A §8.3.1).
+const (
+	BindingJSONRPC  = "JSONRPC"
+	BindingHTTPJSON = "HTTP+JSON"
+)
 
 // AgentInterface is one URL and binding the agent answers at.
 type AgentInterface struct {

@@ -34,27 +34,67 @@ const (
 // ErrorInfoType is the @type of every error detail a door writes (door.md RPC-4).
 const ErrorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
 
-// code is the one table from sentinel to JSON-RPC code, reason and domain.
-// Standard JSON-RPC errors have no reason: they carry no data (RPC-2).
+// codes is the one table from sentinel to JSON-RPC code, reason and domain,
+// and to the HTTP+JSON binding's HTTP status and google.rpc.Code name (A2A
+// §5.4, §11.6). Standard JSON-RPC errors have no reason: they carry no data
+// (RPC-2).
 var codes = []struct {
 	err    error
 	code   int64
 	reason string
 	domain string
+	http   int
+	status string
 }{
-	{ErrParse, -32700, "", ""},
-	{ErrInvalidRequest, -32600, "", ""},
-	{ErrMethodNotFound, -32601, "", ""},
-	{ErrInvalidParams, -32602, "", ""},
-	{ErrInternal, -32603, "", ""},
-	{ErrTaskNotFound, -32001, "TASK_NOT_FOUND", DomainA2A},
-	{ErrTaskNotCancelable, -32002, "TASK_NOT_CANCELABLE", DomainA2A},
-	{ErrPushNotificationNotSupport, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", DomainA2A},
-	{ErrUnsupportedOperation, -32004, "UNSUPPORTED_OPERATION", DomainA2A},
-	{ErrContentTypeNotSupported, -32005, "CONTENT_TYPE_NOT_SUPPORTED", DomainA2A},
-	{ErrVersionNotSupported, -32009, "VERSION_NOT_SUPPORTED", DomainA2A},
-	{ErrCompletionMisaddressed, -31001, "COMPLETION_MISADDRESSED", DomainMurmur},
-	{ErrCompletionNotAwaited, -31002, "COMPLETION_NOT_AWAITED", DomainMurmur},
+	{ErrParse, -32700, "", "", 400, "INVALID_ARGUMENT"},
+	{ErrInvalidRequest, -32600, "", "", 400, "INVALID_ARGUMENT"},
+	{ErrMethodNotFound, -32601, "", "", 404, "NOT_FOUND"},
+	{ErrInvalidParams, -32602, "", "", 400, "INVALID_ARGUMENT"},
+	{ErrInternal, -32603, "", "", 500, "INTERNAL"},
+	{ErrTaskNotFound, -32001, "TASK_NOT_FOUND", DomainA2A, 404, "NOT_FOUND"},
+	{ErrTaskNotCancelable, -32002, "TASK_NOT_CANCELABLE", DomainA2A, 400, "FAILED_PRECONDITION"},
+	{ErrPushNotificationNotSupport, -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED", DomainA2A, 400, "FAILED_PRECONDITION"},
+	{ErrUnsupportedOperation, -32004, "UNSUPPORTED_OPERATION", DomainA2A, 400, "FAILED_PRECONDITION"},
+	{ErrContentTypeNotSupported, -32005, "CONTENT_TYPE_NOT_SUPPORTED", DomainA2A, 400, "INVALID_ARGUMENT"},
+	{ErrVersionNotSupported, -32009, "VERSION_NOT_SUPPORTED", DomainA2A, 400, "FAILED_PRECONDITION"},
+	{ErrCompletionMisaddressed, -31001, "COMPLETION_MISADDRESSED", DomainMurmur, 400, "FAILED_PRECONDITION"},
+	{ErrCompletionNotAwaited, -31002, "COMPLETION_NOT_AWAITED", DomainMurmur, 400, "FAILED_PRECONDITION"},
+}
+
+// HTTPStatus is the error's HTTP status and google.rpc.Code name in the
+// HTTP+JSON binding (A2A §5.4): a code the table lacks is 500 INTERNAL.
+func (e *Error) HTTPStatus() (int, string) {
+	for _, c := range codes {
+		if c.code == e.Code {
+			return c.http, c.status
+		}
+	}
+	return 500, "INTERNAL"
+}
+
+// Status is the HTTP+JSON binding's error body, google.rpc.Status under
+// "error" (A2A §11.6): the HTTP status as code, its google.rpc.Code name,
+// the message, and the ErrorInfo of an A2A or murmur error in details
+// (empty for a standard JSON-RPC error).
+func (e *Error) Status() []byte {
+	code, name := e.HTTPStatus()
+	details := e.Data()
+	if details == nil {
+		details = []ErrorInfo{}
+	}
+	type status struct {
+		Code    int         `json:"code"`
+		Status  string      `json:"status"`
+		Message string      `json:"message"`
+		Details []ErrorInfo `json:"details"`
+	}
+	b, err := Marshal(struct {
+		Error status `json:"error"`
+	}{status{code, name, e.Message, details}})
+	if err != nil { // strings, an int and ErrorInfos of strings always marshal
+		return []byte(`{"error":{"code":500,"status":"INTERNAL","message":"the error could not be encoded","details":[]}}`)
+	}
+	return b
 }
 
 // Error is a JSON-RPC error as a door answers it and a client reads it.

@@ -55,7 +55,8 @@ func TestCardGolden_CARD1to7(t *testing.T) {
 // compact example with its elided descriptions filled in (CARD-1..4).
 func TestCardMatchesSpecExample_CARD1to4(t *testing.T) {
 	example := `{"name":"coder","description":"Murmur capsule coder 1.2.0","version":"1.2.0",
- "supportedInterfaces":[{"url":"http://127.0.0.1:41873","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+ "supportedInterfaces":[{"url":"http://127.0.0.1:41873","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+   {"url":"http://127.0.0.1:41873","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}],
  "capabilities":{"streaming":true,"pushNotifications":false,"extendedAgentCard":false,"extensions":[
    {"uri":"https://docs.murmur.nexus/reference/agent-card/#murmur-door-v1","description":"D","required":false,
     "params":{"methods":["SendMessage","SendStreamingMessage","SubscribeToTask","stream/watch","GetTask","ListTasks","CancelTask","session/stop"],"peerTasks":true}},

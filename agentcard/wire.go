@@ -115,9 +115,10 @@ func (c *Config) card(withCapsule bool) card {
 		Name:        c.Name,
 		Description: "Murmur capsule " + c.Name + " " + c.Version,
 		Version:     c.Version,
-		SupportedInterfaces: []a2a.AgentInterface{{
-			URL: c.URL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.ProtocolVersion,
-		}},
+		SupportedInterfaces: []a2a.AgentInterface{
+			{URL: c.URL, ProtocolBinding: a2a.BindingJSONRPC, ProtocolVersion: a2a.ProtocolVersion},
+			{URL: c.URL, ProtocolBinding: a2a.BindingHTTPJSON, ProtocolVersion: a2a.ProtocolVersion},
+		},
 		Capabilities: capabilities{
 			Streaming:         c.Acceptance.Streaming(),
 			PushNotifications: false,

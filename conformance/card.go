@@ -45,7 +45,8 @@ func cardShape(_ context.Context, s *suite) error {
 }
 
 // cardInterface: CARD-1, DOOR-1 — a JSONRPC interface at protocol version 1.0;
-// a murmur door lists exactly one, http://<host>:<port> with no trailing "/".
+// a murmur door lists it, http://<host>:<port> with no trailing "/", then
+// HTTP+JSON 1.0 at the same URL.
 func cardInterface(_ context.Context, s *suite) error {
 	var found *a2a.AgentInterface
 	for i, in := range s.card.SupportedInterfaces {
@@ -64,8 +65,12 @@ func cardInterface(_ context.Context, s *suite) error {
 	if !s.murmur {
 		return nil
 	}
-	if n := len(s.card.SupportedInterfaces); n != 1 {
-		return failf("%d supportedInterfaces, want exactly one (CARD-1)", n)
+	if n := len(s.card.SupportedInterfaces); n != 2 {
+		return failf("%d supportedInterfaces, want two: JSONRPC and HTTP+JSON (CARD-1)", n)
+	}
+	rest := s.card.SupportedInterfaces[1]
+	if rest.ProtocolBinding != a2a.BindingHTTPJSON || rest.ProtocolVersion != a2a.ProtocolVersion || rest.URL != found.URL {
+		return failf("second interface %+v, want HTTP+JSON 1.0 at %s (CARD-1)", rest, found.URL)
 	}
 	if u.Scheme != "http" || u.Port() == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 		return failf("interface url %q, want http://<address>:<port> with no path (DOOR-1)", found.URL)

@@ -28,6 +28,7 @@ func (s *Server) routes() *chi.Mux {
 	gate := func(h http.HandlerFunc) http.HandlerFunc { return s.authenticate(s.consent(h)).ServeHTTP }
 	r.Mount(peerplane.Path, s.peerRoutes(gate))
 	r.Post("/", gate(s.serveRPC))
+	s.restRoutes(r, gate)
 	r.NotFound(gate(s.serveNotFound))
 	r.MethodNotAllowed(gate(s.serveNotFound))
 	return r
@@ -37,6 +38,7 @@ func (s *Server) routes() *chi.Mux {
 // metrics say about it.
 type exchange struct {
 	grant   *grant // nil on a public door
+	rest    bool   // an HTTP+JSON route: answers are its bodies and google.rpc.Status
 	method  int    // metrics label index
 	outcome string
 	m       *metrics

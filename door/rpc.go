@@ -119,6 +119,13 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	s.dispatch(w, r, env)
+}
+
+// dispatch runs ORD-1 steps 8 to 14 for one request of either binding: the
+// JSON-RPC envelope read, or an HTTP+JSON route's method and params.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, env envelope) {
+	ex := exchangeOf(r)
 	// Step 8: A2A-Version.
 	if err := checkVersion(r); err != nil {
 		s.answer(w, r, env.id, errorOf(err))

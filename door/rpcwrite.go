@@ -78,6 +78,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, id json.RawMessa
 		ex.rpcError(resp.Error.Code)
 		s.log.Debug("door answered an error", "method", methodLabels[ex.method], "code", resp.Error.Code)
 	}
+	if ex.rest {
+		s.answerREST(w, resp)
+		return
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
 	buf.Reset()

@@ -30,6 +30,7 @@ type sseWriter struct {
 	id    json.RawMessage
 	buf   []byte
 	grace time.Time // set at shutdown: every write ends by then
+	rest  bool      // HTTP+JSON: each event's data is the StreamResponse itself (A2A §11.7)
 	done  func()
 }
 
@@ -70,10 +71,22 @@ func (sw *sseWriter) write(b []byte) error {
 	return sw.rc.Flush()
 }
 
-// event writes one JSON-RPC response as a single data line (SSE-2).
+// event writes one JSON-RPC response as a single data line (SSE-2); on an
+// HTTP+JSON stream the result alone, or an error as an "error" event whose
+// data is its google.rpc.Status (A2A §11.7).
 func (sw *sseWriter) event(resp *jsonrpc2.Response) error {
-	b := append(sw.buf[:0], "data: "...)
-	b = appendResponse(b, sw.id, resp)
+	b := sw.buf[:0]
+	switch {
+	case !sw.rest:
+		b = append(b, "data: "...)
+		b = appendResponse(b, sw.id, resp)
+	case resp.Error != nil:
+		b = append(b, "event: error\ndata: "...)
+		b = append(b, restError(resp.Error).Status()...)
+	default:
+		b = append(b, "data: "...)
+		b = append(b, *resp.Result...)
+	}
 	b = append(b, "\n\n"...)
 	sw.buf = b
 	return sw.write(b)
@@ -141,6 +154,7 @@ func (s *Server) subscribeToTask(w http.ResponseWriter, r *http.Request, c *call
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, id json.RawMessage, kind string, sub *tasktable.Subscription) {
 	defer sub.Close()
 	sw := s.openSSE(w, id, kind)
+	sw.rest = exchangeOf(r).rest
 	defer sw.close()
 	tick := time.NewTicker(s.cfg.Heartbeat)
 	defer tick.Stop()

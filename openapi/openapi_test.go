@@ -127,7 +127,7 @@ func (d *document) exchange(t *testing.T, what, method, path string, status int,
 		t.Errorf("%s: %s %s %d answered %s, which the document does not declare", what, method, path, status, mt)
 		return
 	}
-	if ref := refOf(media.(map[string]any)["schema"]); ref != "" && mt == "application/json" {
+	if ref := refOf(media.(map[string]any)["schema"]); ref != "" && (mt == a2a.MediaTypeJSON || mt == a2a.MediaTypeA2AJSON) {
 		d.validate(t, what, ref, body)
 	}
 }

@@ -337,8 +337,8 @@ func TestRunBindURL_DOOR1(t *testing.T) {
 	}
 	json.NewDecoder(resp.Body).Decode(&card)
 	resp.Body.Close()
-	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].URL != ready.URL {
-		t.Errorf("card supportedInterfaces = %+v, want %s", card.SupportedInterfaces, ready.URL)
+	if len(card.SupportedInterfaces) != 2 || card.SupportedInterfaces[0].URL != ready.URL || card.SupportedInterfaces[1].URL != ready.URL {
+		t.Errorf("card supportedInterfaces = %+v, want JSONRPC and HTTP+JSON at %s", card.SupportedInterfaces, ready.URL)
 	}
 	b, err := os.ReadFile(filepath.Join(e.home, "running", ready.SessionID+".json"))
 	if err != nil {

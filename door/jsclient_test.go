@@ -1,0 +1,103 @@
+package door
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+)
+
+// jsSDK is the @a2a-js/sdk release testdata/jsclient pins.
+const jsSDK = "@a2a-js/sdk@1.3.0"
+
+// jsE2EEnv turns a missing node, npm or registry into a failure, not a skip.
+const jsE2EEnv = "MURMUR_JS_E2E"
+
+// jsClient installs testdata/jsclient (the pinned SDK from npm) into a cache
+// directory kept between runs, once per release, and returns the directory
+// client.mjs runs from. Without node, npm or the registry the test skips.
+func jsClient(t *testing.T) string {
+	t.Helper()
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv(jsE2EEnv) == "1" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format+" (set "+jsE2EEnv+"=1 to fail instead)", args...)
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			unavailable("%s is not on PATH", tool)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	root := filepath.Join(cache, "mur-jsclient")
+	dir := filepath.Join(root, strings.NewReplacer("@", "", "/", "-").Replace(jsSDK))
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		unavailable("cache %s: %v", root, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(root, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		unavailable("lock the cache: %v", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		unavailable("lock the cache: %v", err)
+	}
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
+		tmp := dir + ".partial"
+		_ = os.RemoveAll(tmp)
+		cmd := exec.Command("npm", "install", "--prefix", tmp, "--no-save", "--no-audit", "--no-fund", jsSDK)
+		if out, err := testmur.Combined(cmd); err != nil {
+			_ = os.RemoveAll(tmp)
+			unavailable("npm install %s: %v\n%s", jsSDK, err, out)
+		}
+		_ = os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil {
+			unavailable("install %s: %v", jsSDK, err)
+		}
+	}
+	for _, f := range []string{"client.mjs", "package.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "jsclient", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestJSClientBindings is the official JavaScript SDK's client against a real
+// door, told to prefer each binding in turn: send, get (with the agent's
+// message in the history), cancel, stream and task-not-found answer alike
+// over JSON-RPC and HTTP+JSON (A2A §9, §11).
+func TestJSClientBindings(t *testing.T) {
+	dir := jsClient(t)
+	td := startDoor(t, opts{})
+	for _, binding := range []string{"JSONRPC", "HTTP+JSON"} {
+		t.Run(binding, func(t *testing.T) {
+			cmd := exec.Command("node", "client.mjs", td.url, binding)
+			cmd.Dir = dir
+			stdout, stderr, code := testmur.Exec(t, cmd)
+			t.Logf("client.mjs %s:\n%s", binding, stdout)
+			if code != 0 {
+				t.Errorf("client.mjs %s exited %d:\n%s\n%s", binding, code, stdout, stderr)
+			}
+			for _, step := range []string{"transport", "send", "get", "cancel", "stream", "task-not-found"} {
+				if !strings.Contains(stdout, "ok "+step+" ") {
+					t.Errorf("step %s did not pass", step)
+				}
+			}
+		})
+	}
+}
