@@ -523,3 +523,10 @@ func RunChoiceUnavailable(name, kind, model, credential string) *Diagnostic {
 func SecTokenInArgv(kind, envVar string) *Diagnostic {
 	return mk(WSEC033, fmt.Sprintf("--token put the %s token on the command line, where other local users can read it (ps, /proc/<pid>/cmdline); give --token %s=@<file> or %s instead", kind, kind, envVar), "")
 }
+
+// HookConfig is E-MAN-003 for a hook artifact whose own contract fields
+// disagree (murmur's hook contract table): `hook <name>@<version> invalid
+// config: <fault>`, the key to correct in the hint.
+func HookConfig(name, version, key, fault string) *Diagnostic {
+	return mk(EMAN003, fmt.Sprintf("hook %s@%s invalid config: %s", name, version, fault), "correct "+key)
+}

@@ -52,6 +52,21 @@ func (l *loader) top(root *yaml.Node, artifactMode bool) {
 			}
 		}},
 		{key: "command", fn: strField(&m.Command)},
+		{key: "binding", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, HookBindings...); ok {
+				m.hookContract().Binding = s
+			}
+		}},
+		{key: "execution_mode", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, "blocking", "async"); ok {
+				m.hookContract().ExecutionMode = s
+			}
+		}},
+		{key: "commit_policy", fn: func(d string, v *yaml.Node) {
+			if s, ok := l.enum(d, v, HookPolicies...); ok {
+				m.hookContract().CommitPolicy = s
+			}
+		}},
 		{key: "input_schema", fn: l.inputSchema},
 		{key: "artifacts", fn: l.artifacts},
 		{key: "capabilities", fn: l.capabilities},
@@ -201,6 +216,14 @@ func (l *loader) artifacts(d string, v *yaml.Node) {
 			{key: "config", fn: func(d string, v *yaml.Node) {
 				l.artifactConfig(&a, v)
 			}},
+			{key: "on_overflow", fn: func(d string, v *yaml.Node) {
+				if s, ok := l.enum(d, v, "drop", "block"); ok {
+					a.OnOverflow = s
+				}
+			}},
+			{key: "capabilities", fn: func(d string, v *yaml.Node) {
+				a.Hook = l.hookGrant(d, v)
+			}},
 			{key: "source", later: true, fn: func(d string, v *yaml.Node) {
 				if s, ok := l.str(d, v); ok {
 					a.Source = s
@@ -213,6 +236,15 @@ func (l *loader) artifacts(d string, v *yaml.Node) {
 			}},
 		}
 		l.mapping(path, e, fields, "name", "version")
+		if a.Runtime != "hook" {
+			for _, k := range []string{"on_overflow", "capabilities"} {
+				if l.present(path + "." + k) {
+					l.invalid(path+"."+k, "is read only on a runtime: hook entry")
+				}
+			}
+		} else if a.OnOverflow == "" {
+			a.OnOverflow = "drop"
+		}
 		l.m.Artifacts = append(l.m.Artifacts, a)
 	}
 }

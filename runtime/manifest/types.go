@@ -45,7 +45,12 @@ type Manifest struct {
 	// refuses with E-RUN-005; only LoadArtifact returns such a manifest).
 	Inference *Inference
 
-	// Tool artifact fields (runtime: tool, STORE-1); empty on a capsule.
+	// Hook is a hook artifact's contract (runtime: hook); nil on every
+	// other manifest.
+	Hook *HookContract
+
+	// Tool and hook artifact fields (runtime: tool or hook, STORE-1); empty
+	// on a capsule.
 	Command     string          // relative to Dir, as written
 	InputSchema json.RawMessage // compact JSON object; `{"type":"object"}` when absent on a tool
 }
@@ -67,6 +72,36 @@ type Artifact struct {
 	// Source and LocalSource are LATER: validated, then ignored (W-SEC-019).
 	Source      string
 	LocalSource *bool
+	// OnOverflow is a hook entry's on_overflow: "drop" (default) or
+	// "block"; "" on any other role.
+	OnOverflow string
+	// Hook is a hook entry's own grant (capabilities:); nil when the entry
+	// declares none — a hook then reads no task io and no conversation and
+	// is given no directory.
+	Hook *HookGrant
+}
+
+// HookContract is the three fields a hook artifact's own murmur.yaml
+// declares (murmur's hook contract): the author's, never the operator's.
+type HookContract struct {
+	// Binding is the one event the hook is dispatched for, "" for every
+	// event (observe only).
+	Binding string
+	// ExecutionMode is "blocking" (default) or "async".
+	ExecutionMode string
+	// CommitPolicy is what the runtime does with the hook's answer: "none"
+	// (default), "deny", "reopen-task", "seed-context", "replace-context"
+	// or "write-manifests".
+	CommitPolicy string
+}
+
+// HookGrant is a hook entry's capabilities block, read from the capsule's
+// manifest (the operator grants, the hook's own manifest cannot).
+type HookGrant struct {
+	TaskIORead       bool   // capabilities.task_io.read
+	ConversationRead bool   // capabilities.conversation.read
+	Scope            string // capabilities.filesystem.scope: <workdir>/<scope>, "" none
+	DeadlineSecs     int    // capabilities.limits.deadline_seconds, 0: the default
 }
 
 // Capabilities is the capabilities block (capsule.md §1.3). A nil pointer

@@ -302,24 +302,41 @@ func (l *loader) artifactKind(dir string) *diag.Diagnostic {
 	if strings.EqualFold(m.Execution, "wasm") {
 		return diag.ManInvalid(l.file, "execution", "'wasm' artifacts are not supported by this build; a tool is a native executable")
 	}
+	if m.Kind() != "hook" {
+		for _, k := range []string{"binding", "execution_mode", "commit_policy"} {
+			if l.present(k) {
+				return diag.ManInvalid(l.file, k, "is read only on a runtime: hook artifact")
+			}
+		}
+		m.Hook = nil
+	}
 	switch m.Kind() {
-	case "driver", "hook":
-		return diag.ManInvalid(l.file, "runtime", fmt.Sprintf("'%s' artifacts are not supported by this build; install a capsule, tool or skill", m.Runtime))
+	case "driver":
+		return diag.ManInvalid(l.file, "runtime", fmt.Sprintf("'%s' artifacts are not supported by this build; install a capsule, tool, skill or hook", m.Runtime))
+	case "hook":
+		return l.hookKind(dir)
 	case "tool":
 		if m.Implementation != "" && m.Implementation != "native" {
 			return diag.ManNotOneOf(l.file, "implementation", m.Implementation, "native")
 		}
-		if m.Command == "" {
-			return diag.ManMissingKey(l.file, "command")
-		}
-		if isAbs(m.Command) || escapes(m.Command) {
-			return diag.ManInvalid(l.file, "command", fmt.Sprintf("'%s' must be a path inside the artifact directory", m.Command))
-		}
-		return statFile(filepath.Join(dir, m.Command))
+		return l.commandInside(dir)
 	case "skill":
 		return statFile(filepath.Join(dir, SkillFile))
 	}
 	return nil
+}
+
+// commandInside checks a tool's or hook's command: present, a path inside
+// dir, a regular file.
+func (l *loader) commandInside(dir string) *diag.Diagnostic {
+	m := l.m
+	if m.Command == "" {
+		return diag.ManMissingKey(l.file, "command")
+	}
+	if isAbs(m.Command) || escapes(m.Command) {
+		return diag.ManInvalid(l.file, "command", fmt.Sprintf("'%s' must be a path inside the artifact directory", m.Command))
+	}
+	return statFile(filepath.Join(dir, m.Command))
 }
 
 // SkillFile is a skill artifact's body, returned as the call's result (STORE-1).
