@@ -33,9 +33,11 @@ func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more 
 		return ending{}, true
 	}
 	if dc := t.s.m.Lifecycle.DoneCheck; dc != nil {
-		return t.doneCheck(ctx, e)
+		if e, more := t.doneCheck(ctx, e); more || e.status != StatusOK {
+			return e, more
+		}
 	}
-	return e, false
+	return t.hookReopen(ctx, e)
 }
 
 // reprompt appends a user message holding text; under transport: process
@@ -44,7 +46,7 @@ func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more 
 func (t *taskRun) reprompt(kind, text string) {
 	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(text)}})
 	t.next = prompt{kind: kind, text: text}
-	if kind == promptKeepWorking || kind == promptDoneCheck {
+	if kind == promptKeepWorking || kind == promptDoneCheck || kind == promptHookReopen {
 		t.feedback = append(t.feedback, text)
 	}
 }
@@ -159,7 +161,7 @@ func (t *taskRun) writeTaskEnd(e ending, running []string) {
 		// total_turns is both their sum and the agent inference lines
 		// (TRACE-4): a call that failed or was canceled wrote none.
 		Turns: t.inferred, InputTokens: t.inTokens, OutputTokens: t.outTokens,
-		ToolCalls: t.toolCalls, ShellCalls: t.shellCalls, ReopenCount: t.doneReopens, RunningCommands: running}
+		ToolCalls: t.toolCalls, ShellCalls: t.shellCalls, ReopenCount: t.doneReopens + t.hookReopens, RunningCommands: running}
 	if kw := s.m.Lifecycle.KeepWorking; kw != nil {
 		var by string
 		switch {

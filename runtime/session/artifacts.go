@@ -13,7 +13,8 @@ import (
 
 // resolveArtifacts is MAN-4 step 8 (store.CheckArtifacts: E-RUN-003,
 // E-RUN-008, E-REG-002, E-REG-005) and reads each bound tool and skill
-// artifact's manifest for staging (STORE-8). hook and driver entries are
+// artifact's manifest for staging (STORE-8), and binds each hook entry to
+// its hook artifact (its contract checked again here). driver entries are
 // LATER and not staged (MAN-7).
 func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 	if len(m.Artifacts) == 0 {
@@ -36,12 +37,18 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 	}
 	for _, b := range bound {
 		a := b.Artifact
-		if a.Runtime != "tool" && a.Runtime != "skill" {
+		if a.Runtime != "tool" && a.Runtime != "skill" && a.Runtime != "hook" {
 			continue
 		}
 		am, err := store.ReadArtifact(b.TreeDir)
 		if err != nil {
 			return err
+		}
+		if a.Runtime == "hook" {
+			if err := l.bindHook(a, b.TreeDir, am); err != nil {
+				return err
+			}
+			continue
 		}
 		raw, err := os.ReadFile(filepath.Join(b.TreeDir, manifest.FileName))
 		if err != nil {

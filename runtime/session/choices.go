@@ -51,6 +51,19 @@ func (c *choices) take() (block manifest.DriverBlock, d driver.Driver, changeID 
 	return c.blocks[0], c.drivers[c.blocks[0].Name], changeID
 }
 
+// peek returns the choice the next call would use, leaving a pending
+// switch for the agent's next turn (a hook's run-inference uses it too).
+func (c *choices) peek() (manifest.DriverBlock, driver.Driver) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, b := range c.blocks {
+		if b.Name == c.current {
+			return b, c.drivers[b.Name]
+		}
+	}
+	return c.blocks[0], c.drivers[c.blocks[0].Name]
+}
+
 // toolChoices describes the choices for switch-driver (SWD-1).
 func (c *choices) toolChoices() []switchdriver.Choice {
 	out := make([]switchdriver.Choice, len(c.blocks))

@@ -33,6 +33,16 @@ func (t *taskRun) runTools(ctx context.Context, uses []driver.Block) {
 // dispatch answers one tool call (STAGE-8, LOOP-9, TOOL-*), writes its
 // tool_call and the tool's own records, and streams its artifact frame
 // (SSE-8). It returns what the model gets.
+//
+// dispatchWith is the one place every tool call of a session is decided
+// and run: the agent loop's (runTools) and a transport: process harness's
+// bridged tools/call (bridged.go) both pass it, so runtime-provided tools,
+// native tools, skills and shell binaries all meet the same checks in the
+// same order — the manifest's own (the inventory, the input, the required
+// fields, and inside a shell tool capabilities.shell.allow), then the
+// policy hooks' decision point (on-tool-call here, on-shell inside the
+// shell tool through CallContext.Gate, right before the command starts),
+// then the call, then the observers.
 func (t *taskRun) dispatch(ctx context.Context, turn int, u driver.Block) (content string, isErr bool) {
 	return t.dispatchWith(ctx, turn, u, "")
 }
@@ -48,6 +58,8 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 	}
 	var res tool.Result
 	var extra []string
+	var shells []tool.ShellCommand // the commands a shell tool was about to run
+	ran := false
 	switch tl, refusal := s.tools.Lookup(u.Name); {
 	case refused != "":
 		res = tool.Refusal(u.Name, refused)
@@ -61,10 +73,18 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 			res = tool.Refusal(u.Name, tool.LacksRequired(u.Name, missing))
 			break
 		}
-		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase}
+		if tl.Spec().Kind != tool.KindShell {
+			if d := t.decideTool(ctx, turn, u.Name, input); d != nil {
+				res = tool.Refusal(u.Name, d.Refusal())
+				res.Denied = true
+				break
+			}
+		}
+		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase, Gate: t.gate(turn, &shells)}
 		tctx, span := telemetry.StartTool(ctx, s.tracer, u.Name, u.ID)
 		res = tl.Call(tctx, cc, input)
 		telemetry.EndTool(span, toolStatus(res), res.Summary)
+		ran = !res.Denied
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.
 		if !res.Refused {
@@ -81,12 +101,17 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 	if s.m.Trace.Capture == "content" { // output is written under content only (TRACE-5)
 		rec.Output = &content
 	}
-	_, _ = s.tr.Write(rec)
-	if len(extra) > 0 {
-		t.noticeRecord(turn, u.Name)
+	if !res.Denied { // a denied call ran nothing: its record is call_denied (TOOL-7)
+		_, _ = s.tr.Write(rec)
+		if len(extra) > 0 {
+			t.noticeRecord(turn, u.Name)
+		}
+		t.writeRecs(res.Records)
+		t.count(res)
 	}
-	t.writeRecs(res.Records)
-	t.count(res)
+	if ran {
+		t.observeCall(ctx, turn, u.Name, input, shells, res, content, dur)
+	}
 	art := a2a.ToolArtifact{ToolName: u.Name, Content: content, ToolCallID: orNull(u.ID), IsError: res.IsError(),
 		DurationMS: dur, ExitCode: res.ExitCode, Truncated: truncated}
 	if !res.Refused {

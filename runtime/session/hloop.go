@@ -53,7 +53,7 @@ func (t *taskRun) harnessLoop(ctx context.Context) ending {
 			fmt.Fprint(s.cfg.Stderr, diag.RunHarnessInactive(secs).Render())
 			return t.harnessFailed("harness_inactive", diag.HarnessInactiveMessage(secs))
 		case runLost:
-			if p.kind == promptKeepWorking || p.kind == promptDoneCheck { // PROC-13: restart from task.md
+			if p.kind == promptKeepWorking || p.kind == promptDoneCheck || p.kind == promptHookReopen { // PROC-13: restart from task.md
 				p, resume = prompt{kind: promptRestart, text: t.restartText()}, ""
 				continue
 			}

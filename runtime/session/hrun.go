@@ -22,6 +22,7 @@ const (
 	promptContinuation = "continuation"
 	promptKeepWorking  = "keep_working"
 	promptDoneCheck    = "done_check"
+	promptHookReopen   = "hook_reopen"
 	promptRestart      = "restart"
 )
 

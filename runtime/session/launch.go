@@ -78,6 +78,9 @@ type Launch struct {
 	// Artifacts are the declared tool and skill artifacts, resolved in the
 	// stores (STORE-3, STORE-8), in manifest order.
 	Artifacts []tool.Artifact
+	// hooks are the declared runtime: hook entries bound to their installed
+	// artifacts, in manifest order.
+	hooks []hookEntry
 	// Impls adds this build's other runtime-provided tools (call-member,
 	// end-without-answer); set it before Start.
 	Impls ToolImpls

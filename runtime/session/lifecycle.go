@@ -253,6 +253,7 @@ func (s *Session) end() Result {
 	for _, a := range s.works.Close() {
 		_, _ = s.tr.Write(trace.ShellAbandoned{WorkID: a.Work.ID, Binary: a.Work.Binary, Command: a.Work.Command, RunningMS: a.RunningMS})
 	}
+	s.closeHooks()    // on-session-end, the async drain: their faults precede session_end
 	s.sandbox.Close() // every command it started has been killed and reaped
 	s.mu.Lock()
 	res := Result{ExitStatus: StatusOK}

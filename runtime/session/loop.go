@@ -119,7 +119,8 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 	if err != nil {
 		return nil, t.driverFailed(err), false
 	}
-	t.recordInference(turn, block.Name, req, resp, s.choices.options(block), time.Since(start))
+	t.recordInference(turn, block.Name, req, resp, s.choices.options(block), time.Since(start), "")
+	t.hookInferenceEvent(ctx, turn, resp)
 	return resp, ending{}, true
 }
 
@@ -167,14 +168,15 @@ func (t *taskRun) driverFailed(err error) ending {
 
 // recordInference writes the inference record (capsule.md §6, TRACE-5) and
 // counts its tokens (DRV-8, LOOP-18, STATUS-1).
-func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, resp *driver.Response, opts driver.Options, took time.Duration) {
+// origin is "" for an agent turn, "hook:<name>" for a hook's run-inference.
+func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, resp *driver.Response, opts driver.Options, took time.Duration, origin string) {
 	s := t.s
 	in, out := resp.EstimatedInputTokens(), resp.EstimatedOutputTokens()
 	u := resp.Usage
 	rec := trace.Inference{Turn: turn, TaskID: t.id, Choice: choice, InputTokens: in, OutputTokens: out,
 		Decision: "end_turn", StopReason: resp.StopReason, DurationMS: took.Milliseconds(),
 		InputTokensActual: u.Input, OutputTokensActual: u.Output, CachedTokens: u.Cached, CacheWriteTokens: u.CacheWrite,
-		Capture: t.capture(req, resp)}
+		Origin: origin, Capture: t.capture(req, resp)}
 	if uses := resp.ToolUses(); len(uses) > 0 {
 		rec.Decision, rec.ToolName = "tool_call", &uses[0].Name
 	} else if resp.StopReason == driver.StopMaxTokens {

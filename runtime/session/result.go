@@ -39,6 +39,8 @@ func resultSpend(ceiling, used, needed int64) string {
 
 const resultTurnBudget = "error: task turn budget exhausted"
 
+const resultReopenBudget = "error: task reopen budget exhausted"
+
 func resultCanceled(by string) string { return "canceled: " + by }
 
 func resultNoAnswer(reason string) string { return "no answer: " + reason }

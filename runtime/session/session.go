@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/hook"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/peerplane"
@@ -95,6 +96,10 @@ type Session struct {
 	cgroup  *proc.Cgroup    // nil: none
 	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
 	peer    *peerfile.Plane // exports.peer_files; nil without it
+	// hooks are the session's policy and observer hooks (runtime/hook):
+	// nil without any; hookBoxes are their sandboxes.
+	hooks     *hook.Set
+	hookBoxes []*proc.Sandbox
 
 	launchTask  string                // the launch task's id, "" without one
 	lastSpan    oteltrace.SpanContext // the latest task's span (OTEL-1: a delegated child's completion carries it); under mu
@@ -192,6 +197,9 @@ func (s *Session) begin() error {
 	if err := startFault(s.l.Opts.Getenv, s.recordsDir); err != nil {
 		return err
 	}
+	if err := s.buildHooks(); err != nil {
+		return err
+	}
 	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now)
 	if err != nil {
 		return err
@@ -219,6 +227,7 @@ func (s *Session) begin() error {
 	if err := s.tools.Stage(s.runtimeDir); err != nil {
 		s.bootstrap(fmt.Sprintf("staging failed: %v\n", err))
 	}
+	s.hooks.Observe(s.stopCtx, hook.OnSessionStart, map[string]any{"session_id": s.id, "capsule": s.m.Name, "capsule_version": s.m.Version})
 	s.setupDeadline()
 	if s.l.HasTask {
 		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(s.l.TaskText), 0o600); err != nil {
@@ -260,6 +269,10 @@ func (s *Session) abort(cause error) {
 	}
 	s.stopCancel()
 	s.wg.Wait()
+	s.hooks.Close() // no hook has had an event yet: nothing to drain
+	for _, sb := range s.hookBoxes {
+		sb.Close()
+	}
 	s.sandbox.Close()
 	s.cgroup.Remove()
 	if s.otel != nil {

@@ -38,6 +38,7 @@ type taskRun struct {
 	keepUsed    int
 	doneRuns    int
 	doneReopens int
+	hookReopens int // on-task-end reopen-task answers granted (lifecycle.max_task_reopens)
 	doneOutcome string
 
 	inTokens, outTokens   int64
@@ -180,12 +181,14 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
 	}
+	t.taskStartHooks(ctx)
 	var e ending
 	if s.hx != nil {
 		e = t.harnessLoop(ctx)
 	} else {
 		e = t.loop(ctx)
 	}
+	t.observeTaskEnd(ctx, e)
 	t.finish(e)
 	return e.status, e.text
 }

@@ -51,6 +51,9 @@ type Result struct {
 	Notes []string
 	// Refused: the call never ran; Data is an unfenced tool error (TOOL-6).
 	Refused bool
+	// Denied: a policy hook refused the call before it ran (TOOL-7); its
+	// call_denied is written and no tool_call is.
+	Denied bool
 	// Source is the fence source, e.g. "tool:bash" (FENCE-2); "" means
 	// "tool:<name>".
 	Source string

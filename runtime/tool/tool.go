@@ -35,6 +35,31 @@ type CallContext struct {
 	// SetPhase tells the loop which LOOP-16 phase a cancel during this call
 	// lands in ("background_wait" while background-command waits). May be nil.
 	SetPhase func(phase string)
+	// Gate is the on-shell decision point (TOOL-7): a shell tool calls it
+	// after the manifest's own checks and immediately before it starts the
+	// command, with what is about to run. A non-nil Denied is the refusal
+	// to return; the gate has recorded it. May be nil: nothing gates.
+	Gate func(ctx context.Context, cmd ShellCommand) *Result
+}
+
+// ShellCommand is what a shell call is about to run, as the on-shell
+// decision point is handed it: the resolved executable, the exact
+// argument list, the -c script body when there is one, and the command as
+// the model wrote it (display only: a policy decides on argv and script).
+type ShellCommand struct {
+	Binary  string   // the tool (allow-list) name
+	Path    string   // the resolved absolute executable
+	Argv    []string // untruncated
+	Script  *string  // the body after -c, nil when none
+	Command string
+}
+
+// Gated asks cc's gate about cmd; nil when it may run.
+func (cc *CallContext) Gated(ctx context.Context, cmd ShellCommand) *Result {
+	if cc == nil || cc.Gate == nil {
+		return nil
+	}
+	return cc.Gate(ctx, cmd)
 }
 
 // Phase tells the loop the call is in phase p now (see SetPhase); it does

@@ -98,6 +98,9 @@ var kinds = []Kind{
 	{"harness_failed", HarnessFailed{}, ParentTask, false},
 	{"harness_exit", HarnessExit{}, ParentTask, false},
 	{"driver_retry", DriverRetry{}, ParentTask, false},
+	{"call_denied", CallDenied{}, ParentTurn, false},
+	{"hook_dispatch_error", HookDispatchError{}, ParentSession, false},
+	{"context_seed", ContextSeed{}, ParentTask, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.

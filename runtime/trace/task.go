@@ -32,6 +32,9 @@ type Inference struct {
 	OutputTokensActual *int64  `json:"output_tokens_actual,omitempty"`
 	CachedTokens       *int64  `json:"cached_tokens,omitempty"`
 	CacheWriteTokens   *int64  `json:"cache_write_tokens,omitempty"`
+	// Origin is "hook:<name>" for a hook's run-inference call, absent for
+	// an agent turn.
+	Origin string `json:"origin,omitzero"`
 	*Capture
 	// HarnessTurnID is set under transport: process only (HREC-2): the
 	// harness's id of the turn (claude message.id, codex item id). Such a

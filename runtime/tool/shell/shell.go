@@ -92,6 +92,9 @@ func (t *shellTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 	if err != nil {
 		return unstartable(bin, err.Error())
 	}
+	if denied := cc.Gated(ctx, tool.ShellCommand{Binary: bin, Path: path, Argv: argv, Script: script(argv), Command: command}); denied != nil {
+		return *denied
+	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Dir = sh.Workdir
@@ -184,6 +187,17 @@ func (t *shellTool) detached(cc *tool.CallContext, command string, w *Work) tool
 		Records: []tool.Rec{{Record: trace.ShellDetached{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
 			WorkID: w.ID, GraceSecs: int64(*t.sh.Grace / time.Second)}}},
 	}
+}
+
+// script is the body after a -c flag in argv (sh -c, bash -c, …), nil when
+// there is none.
+func script(argv []string) *string {
+	for i := 1; i+1 < len(argv); i++ {
+		if argv[i] == "-c" {
+			return &argv[i+1]
+		}
+	}
+	return nil
 }
 
 // spill opens the next logs/shell-<n>.log for a foreground stream over 16 KiB.

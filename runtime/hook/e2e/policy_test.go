@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+// policyManifest is a capsule with two shell binaries and the hooks its
+// test installs (artifacts appended).
+const policyManifest = `name: guarded
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+  max_turns: 8
+capabilities:
+  shell:
+    allow: [sh, echo]
+trace:
+  capture: content
+artifacts:
+`
+
+// denyShell denies a decided command whose line holds "rm -rf", allows
+// every other one, and appends every line it reads to the log named by
+// MURMUR_ARTIFACT_CONFIG's absence (its own directory: audit.jsonl).
+var denyShell = hookScript(`  printf '%s\n' "$line" >> audit.jsonl
+  case "$line" in
+    *'"phase":"decide"'*'rm -rf'*) reply '"answer":"deny","reason":"destructive command"';;
+    *) reply '"answer":"none"';;
+  esac
+`)
+
+// denyTool denies session-status at the on-tool-call decision point.
+var denyTool = hookScript(`  case "$line" in
+    *'"phase":"decide"'*'"tool_name":"session-status"'*) reply '"answer":"deny","reason":"no status calls here"';;
+    *) reply '"answer":"none"';;
+  esac
+`)
+
+const refusalTail = "\n\nThis call did not run. Retrying it unchanged will be refused again."
+
+// TestPolicyAllowDeny_ShellAndTool proves both decision points through the
+// real binary: an on-shell hook denies `sh -c 'rm -rf …'` (call_denied with
+// the resolved executable, no tool_call, no shell record, murmur's refusal
+// text to the model) and lets `echo hi` run; an on-tool-call hook denies
+// session-status and lets a shell call through; the hook's own grant
+// (filesystem.scope) is where its audit file is written, and it sees the
+// decide request then the observation of the call that ran.
+func TestPolicyAllowDeny_ShellAndTool(t *testing.T) {
+	c := newCapsule(t, policyManifest+`  - name: shell-guard
+    version: "1.0.0"
+    runtime: hook
+    capabilities:
+      filesystem: {scope: audit}
+  - name: tool-guard
+    version: "1.0.0"
+    runtime: hook
+`, `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - {name: sh, input: {command: "rm -rf data"}}
+          - {name: echo, input: {command: "echo hi"}}
+          - {name: session-status, input: {}}
+      - text: "done"
+`)
+	c.mustInstallHook(t, "shell-guard", "binding: on-shell\ncommit_policy: deny\n", denyShell)
+	c.mustInstallHook(t, "tool-guard", "binding: on-tool-call\ncommit_policy: deny\n", denyTool)
+	r, stderr, code := c.run(t, "clean up")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	denied := of[trace.CallDenied](t, recs)
+	sh := lookPath(t, "sh")
+	want := []trace.CallDenied{
+		{Turn: 0, TaskID: denied[0].TaskID, Event: "on-shell", HookName: "shell-guard", Target: sh, Reason: "destructive command"},
+		{Turn: 0, TaskID: denied[0].TaskID, Event: "on-tool-call", HookName: "tool-guard", Target: "session-status", Reason: "no status calls here"},
+	}
+	if !slices.Equal(denied, want) {
+		t.Errorf("call_denied = %+v\nwant %+v", denied, want)
+	}
+	calls := of[trace.ToolCall](t, recs)
+	if len(calls) != 1 || calls[0].ToolName != "echo" || calls[0].Status != "ok" {
+		t.Errorf("tool_call records = %+v, want only echo's", calls)
+	}
+	if shells := of[trace.Shell](t, recs); len(shells) != 1 || shells[0].Binary != "echo" {
+		t.Errorf("shell records = %+v, want only echo's", shells)
+	}
+	// What the model read: the next inference's tool message.
+	msgs := modelToolResults(t, r)
+	wantMsgs := []string{
+		"Refused by policy hook 'shell-guard': destructive command" + refusalTail,
+		"", // echo's fenced output, checked below
+		"Refused by policy hook 'tool-guard': no status calls here" + refusalTail,
+	}
+	if len(msgs) != 3 || msgs[0] != wantMsgs[0] || msgs[2] != wantMsgs[2] || !strings.Contains(msgs[1], "hi") {
+		t.Errorf("tool results the model read = %q", msgs)
+	}
+	audit, err := os.ReadFile(filepath.Join(r.Workdir, "audit", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(audit)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"event":"on-shell","phase":"decide"`) || !strings.Contains(lines[0], `"script":"rm -rf data"`) ||
+		!strings.Contains(lines[1], `"phase":"decide"`) || !strings.Contains(lines[1], `"argv":["echo","hi"]`) ||
+		!strings.Contains(lines[2], `"phase":"observe"`) || !strings.Contains(lines[2], `"outcome":{"exit_code":0`) {
+		t.Errorf("the hook read:\n%s", audit)
+	}
+	if errs := of[trace.HookDispatchError](t, recs); len(errs) != 0 {
+		t.Errorf("hook_dispatch_error = %+v, want none", errs)
+	}
+}
+
+// lookPath is where mur resolves a shell binary.
+func lookPath(t *testing.T, bin string) string {
+	t.Helper()
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := filepath.Join(dir, bin)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	t.Fatalf("%s is not on PATH", bin)
+	return ""
+}
