@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // TestHookContractTable walks every binding (and none) against every
