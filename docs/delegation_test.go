@@ -10,6 +10,7 @@ import (
 
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // tags are a struct's JSON field names, in declaration order.
@@ -39,7 +40,7 @@ func section(t *testing.T, text, h string) []string {
 var firstCell = regexp.MustCompile("^\\| `([a-z_A-Z]+)` \\|")
 
 // TestDelegationReference: delegation.md's completion.json table lists
-// spawn.Completion's fields in order, its records table each record's
+// wire.Completion's fields in order, its records table each record's
 // fields, and its environment table the variables a child gets.
 func TestDelegationReference(t *testing.T) {
 	t.Parallel()
@@ -54,7 +55,7 @@ func TestDelegationReference(t *testing.T) {
 			fields = append(fields, m[1])
 		}
 	}
-	if want := tags(spawn.Completion{}); !slices.Equal(fields, want) {
+	if want := tags(wire.Completion{}); !slices.Equal(fields, want) {
 		t.Errorf("completion.json table lists %v, want %v", fields, want)
 	}
 	records := map[string]any{"delegation_start": trace.DelegationStart{}, "delegation": trace.Delegation{}, "spawner_ended": trace.SpawnerEnded{}}

@@ -17,7 +17,7 @@
 //     those runtime/diag declares;
 //   - TestDoorReference checks door.md's defaults against the door's;
 //   - TestDelegationReference checks delegation.md's tables against
-//     spawn.Completion and the delegation record types;
+//     wire.Completion and the delegation record types;
 //   - TestRequirementIndex compares the index with the requirement IDs
 //     cited in the tree's Go files.
 //

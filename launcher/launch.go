@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // Config is one `mur run --roster` launch. cmd/mur fills it from flags and
@@ -221,7 +222,7 @@ func (l *launch) launch(ctx context.Context) int {
 
 // startPeers starts every peer at once and waits for each to be ready
 // (READY-*). ok is false when the launch ended; code is then its exit code.
-func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (ready map[string]*readiness, code int, ok bool) {
+func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (ready map[string]*wire.Ready, code int, ok bool) {
 	fails := make([]*failure, len(peers))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -236,7 +237,7 @@ func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (re
 		}
 		l.procs = append(l.procs, p)
 	}
-	ready = make(map[string]*readiness, len(peers))
+	ready = make(map[string]*wire.Ready, len(peers))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, p := range l.procs { // l.procs[i] is peers[i]
@@ -352,11 +353,11 @@ func orNone(s []string) []string {
 }
 
 // addresses lists callees' doors in roster order (CHAN-3).
-func (l *launch) addresses(callees []string, ready map[string]*readiness) []address {
-	var out []address
+func (l *launch) addresses(callees []string, ready map[string]*wire.Ready) []wire.Address {
+	var out []wire.Address
 	for _, c := range callees {
 		if r, ok := ready[c]; ok {
-			out = append(out, address{Name: c, URL: r.URL, SessionID: r.SessionID})
+			out = append(out, wire.Address{Name: c, URL: r.URL, SessionID: r.SessionID})
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 const crew = `roster_version: 1
@@ -49,8 +50,8 @@ func TestLaunchTask(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("stdout holds %d lines, want the formation line and the entry's:\n%s", len(lines), out)
 	}
-	var fl FormationLine
-	if err := json.Unmarshal([]byte(lines[0]), &fl); err != nil {
+	fl, err := wire.ParseFormation([]byte(lines[0]))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if fl.Entry != "lead" || len(fl.Peers) != 2 || fl.Peers[0].Name != "worker" || fl.Peers[1].Name != "coder" {
@@ -83,8 +84,7 @@ func TestLaunchTask(t *testing.T) {
 	if strings.Contains(errOut, "[leak]") {
 		t.Errorf("a member held another descriptor (LAUNCH-3):\n%s", errOut)
 	}
-	var entryLine map[string]any
-	if err := json.Unmarshal([]byte(lines[1]), &entryLine); err != nil || entryLine["formation_id"] != fl.FormationID {
+	if entry, err := wire.ParseReady([]byte(lines[1])); err != nil || entry.FormationID != fl.FormationID {
 		t.Errorf("entry readiness line = %s (%v)", lines[1], err)
 	}
 	checkMarker(t, dir, h.project)
@@ -190,8 +190,8 @@ func TestLaunchNoPeers(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.cfg.Home, "formations")); !os.IsNotExist(err) {
 		t.Errorf("formations dir: %v, want none", err)
 	}
-	var fl FormationLine
-	if err := json.Unmarshal([]byte(strings.SplitN(h.stdout.String(), "\n", 2)[0]), &fl); err != nil || len(fl.Peers) != 0 || fl.Peers == nil {
+	fl, err := wire.ParseFormation([]byte(strings.SplitN(h.stdout.String(), "\n", 2)[0]))
+	if err != nil || len(fl.Peers) != 0 || fl.Peers == nil {
 		t.Errorf("formation line = %q (%v); want \"peers\":[]", h.stdout.String(), err)
 	}
 }

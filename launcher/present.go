@@ -1,46 +1,29 @@
 package launcher
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/wire"
 )
-
-// FormationLine is the launcher's --json stdout line (FCLI-1).
-type FormationLine struct {
-	Entry       string     `json:"entry"`
-	FormationID string     `json:"formation_id"`
-	Peers       []PeerLine `json:"peers"`
-}
-
-// PeerLine is one peer of the formation line, in roster order.
-type PeerLine struct {
-	Name      string `json:"name"`
-	PID       int    `json:"pid"`
-	SessionID string `json:"session_id"`
-	URL       string `json:"url"`
-	Workdir   string `json:"workdir"`
-}
 
 // printFormation writes the formation line to stdout (--json) or the block to
 // stderr (FCLI-1, FCLI-2), once every peer is ready and before the entry starts.
-func (l *launch) printFormation(peers []*proc, ready map[string]*readiness) {
-	fl := FormationLine{Entry: l.f.Entry().Name, FormationID: l.creds.formationID, Peers: []PeerLine{}}
+func (l *launch) printFormation(peers []*proc, ready map[string]*wire.Ready) {
+	fl := wire.Formation{Entry: l.f.Entry().Name, FormationID: l.creds.formationID, Peers: []wire.Peer{}}
 	for _, p := range peers {
 		r := ready[p.m.Name]
-		fl.Peers = append(fl.Peers, PeerLine{Name: p.m.Name, PID: p.pid, SessionID: r.SessionID, URL: r.URL, Workdir: p.dir})
+		fl.Peers = append(fl.Peers, wire.Peer{Name: p.m.Name, PID: p.pid, SessionID: r.SessionID, URL: r.URL, Workdir: p.dir})
 	}
 	if l.cfg.JSON {
-		b, _ := json.Marshal(fl)
-		_, _ = io.WriteString(l.cfg.Stdout, string(b)+"\n")
+		_, _ = l.cfg.Stdout.Write(fl.Line())
 		return
 	}
 	l.stderr.write([]byte(formationBlock(fl, peers)))
 }
 
 // formationBlock is FCLI-2's human block.
-func formationBlock(fl FormationLine, peers []*proc) string {
+func formationBlock(fl wire.Formation, peers []*proc) string {
 	width := len(fl.Entry)
 	for _, p := range fl.Peers {
 		width = max(width, len(p.Name))

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // ProbeInterval is how often a peer's door is probed (READY-2).
@@ -18,20 +18,6 @@ const ProbeInterval = 100 * time.Millisecond
 
 // ReadyTimeout is how long each member has from its own spawn (READY-3).
 const ReadyTimeout = 180 * time.Second
-
-// readiness is a peer's readiness line (capsule.md CLI-4), as far as the
-// launcher reads it.
-type readiness struct {
-	Auth        string `json:"auth"`
-	FormationID string `json:"formation_id"`
-	Name        string `json:"name"`
-	PID         int    `json:"pid"`
-	RecordsDir  string `json:"records_dir"`
-	SessionID   string `json:"session_id"`
-	URL         string `json:"url"`
-	Version     string `json:"version"`
-	Workdir     string `json:"workdir"`
-}
 
 // failure is why a member refused the launch (READY-4); withTail adds its
 // last stderr lines.
@@ -43,7 +29,7 @@ type failure struct {
 // awaitReady waits for peer p's readiness line and then for its door to answer
 // as the session it reported (READY-1..4). It returns the readiness, or the
 // failure; ctx's end (another member failed, a signal) returns neither.
-func (l *launch) awaitReady(ctx context.Context, p *proc) (*readiness, *failure) {
+func (l *launch) awaitReady(ctx context.Context, p *proc) (*wire.Ready, *failure) {
 	deadline := time.NewTimer(time.Until(p.spawned.Add(l.readyTimeout)))
 	defer deadline.Stop()
 	var line string
@@ -107,9 +93,9 @@ func (l *launch) awaitReady(ctx context.Context, p *proc) (*readiness, *failure)
 }
 
 // readLine checks a peer's first line (READY-1, READY-4).
-func (l *launch) readLine(line string) (*readiness, *failure) {
-	var r readiness
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
+func (l *launch) readLine(line string) (*wire.Ready, *failure) {
+	r, err := wire.ParseReady([]byte(line))
+	if err != nil {
 		return nil, &failure{reason: "its first line is not a readiness line: " + err.Error()}
 	}
 	if !a2a.ValidID(r.SessionID, a2a.PrefixSession) {
@@ -135,7 +121,7 @@ func (l *launch) readLine(line string) (*readiness, *failure) {
 // extended card with the launcher token on an authenticated door, the public
 // card on a public one; either must carry a capsule extension naming the
 // reported session.
-func (l *launch) prober(p *proc, r *readiness) (func(context.Context) error, error) {
+func (l *launch) prober(p *proc, r *wire.Ready) (func(context.Context) error, error) {
 	tok := ""
 	if p.m.Facts.Authenticated {
 		tok = string(l.creds.launcher)

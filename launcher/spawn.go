@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // proc is one member process the launcher started.
@@ -177,17 +178,13 @@ func (l *launch) start(p *proc) error {
 	return nil
 }
 
-// orderlyEnd is what the launcher writes on a lifeline before it closes it
-// to end the formation itself, so that the member winds down without the
-// alarm line a dead launcher's EOF gets (runtime/formation.OrderlyEnd; the
-// packages share no code, the end-to-end tests hold them together).
-const orderlyEnd = "end\n"
-
-// endLifeline announces an orderly end on the lifeline, then closes it
+// endLifeline announces an orderly end on the lifeline (wire.OrderlyEnd, so
+// that the member winds down without the alarm line a dead launcher's EOF
+// gets), then closes it
 // (LIFE-2). The member may be gone already: the write's error is dropped.
 func (p *proc) endLifeline() {
 	p.lifelineClosed.Do(func() {
-		_, _ = p.lifeW.Write([]byte(orderlyEnd))
+		_, _ = p.lifeW.Write([]byte(wire.OrderlyEnd))
 		p.lifeW.Close()
 	})
 }

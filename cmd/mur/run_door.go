@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool/peerfile"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
@@ -97,27 +97,13 @@ func shutdown(srv *door.Server) {
 	_ = srv.Shutdown(ctx)
 }
 
-// readyLine is CLI-4's --json readiness line: keys sorted, auth only on an
-// authenticated door, formation_id only on a member.
-type readyLine struct {
-	Auth        string `json:"auth,omitzero"`
-	FormationID string `json:"formation_id,omitzero"`
-	Name        string `json:"name"`
-	PID         int    `json:"pid"`
-	RecordsDir  string `json:"records_dir"`
-	SessionID   string `json:"session_id"`
-	URL         string `json:"url"`
-	Version     string `json:"version"`
-	Workdir     string `json:"workdir"`
-}
-
 // announce prints the readiness line (--json, CLI-4) or the human lines
 // (CLI-3) once the door serves.
 func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch, url string) {
 	m := l.Manifest
 	auth := m.Network.Authentication != nil
 	if f.jsonOut {
-		line := readyLine{Name: m.Name, PID: os.Getpid(), RecordsDir: sess.RecordsDir(), SessionID: sess.ID(),
+		line := wire.Ready{Name: m.Name, PID: os.Getpid(), RecordsDir: sess.RecordsDir(), SessionID: sess.ID(),
 			URL: url, Version: m.Version, Workdir: sess.Workdir()}
 		if auth {
 			line.Auth = "bearer"
@@ -125,8 +111,7 @@ func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch
 		if l.Member != nil {
 			line.FormationID = l.Member.FormationID
 		}
-		b, _ := json.Marshal(line)
-		fmt.Fprintf(w, "%s\n", b)
+		_, _ = w.Write(line.Line())
 		return
 	}
 	fmt.Fprintf(w, "murmur: url %s\n", url)

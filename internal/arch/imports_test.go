@@ -22,8 +22,11 @@ var rules = map[string][]string{
 	// The peer plane's handle format and the door↔runtime seam of
 	// GET /resources/peer/<handle>: the standard library only.
 	"runtime/peerplane": {},
-	"internal/arch":     {},
-	"internal/golden":   {},
+	// The lines mur processes exchange: the standard library only, so every
+	// writer and reader of a line can import it.
+	"runtime/wire":    {},
+	"internal/arch":   {},
+	"internal/golden": {},
 	// The fake harness binary of the process tests (process.md PTEST-1)
 	// speaks MCP to the bridge and knows nothing of mur; fakemodel serves
 	// the drivers' fakes in harness mode as a process (PTEST-6).
@@ -49,7 +52,7 @@ var rules = map[string][]string{
 	"runtime/harness/bridge": {"runtime/tool"},
 	// Delegation's process side, shared by delegate-task and submit-plan's
 	// capsule steps: a leaf below the tools, which knows none of them.
-	"runtime/spawn":    {"a2a", "a2a/client", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation"},
+	"runtime/spawn":    {"a2a", "a2a/client", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
 	"runtime/tool/...": toolImports,
 	// Spans and metrics: the OpenTelemetry SDK and Prometheus, over the
 	// trace records it counts; no other runtime package.
@@ -58,7 +61,7 @@ var rules = map[string][]string{
 	// manifests and stores (admission, BIND-1) and lays out formation and
 	// records directories (DIR-1, DIR-2, RET-1) through the runtime's leaf
 	// packages for them.
-	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/murhome", "runtime/store", "launcher/..."},
+	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/murhome", "runtime/store", "runtime/wire", "launcher/..."},
 	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs":            {}, // the reference; its tests read the decoders' key tables
@@ -74,7 +77,7 @@ var rules = map[string][]string{
 // toolImports are what a package under runtime/tool/ may import.
 var toolImports = []string{
 	"a2a", "a2a/client", "runtime/diag", "runtime/credential", "runtime/peerplane",
-	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation",
+	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation", "runtime/wire",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 	// The span helpers: a tool that calls out (call-member, delegate-task)
 	// makes the A2A client span its requests carry (issue 14, OTEL-5).

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,55 +14,19 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/credential"
-)
-
-// The channel's line types (formations.md §17); other types are ignored.
-const (
-	lineCredentials = "credentials"
-	lineAddresses   = "addresses"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // maxLine bounds one channel line: the launcher writes a few KiB at most.
 const maxLine = 1 << 20
 
-// credentialsLine is the channel's first line (CHAN-2). Callees lists the
-// member's callees in roster order (ours: the order the member calls them in
-// its trace, TRC-1).
-type credentialsLine struct {
-	Type        string            `json:"type"`
-	FormationID string            `json:"formation_id"`
-	Member      string            `json:"member"`
-	VerifyKey   string            `json:"verify_key"` // base64url Ed25519 public key
-	Launcher    *Launcher         `json:"launcher"`
-	Callees     []string          `json:"callees"`
-	Tokens      map[string]string `json:"tokens"`
-	// Cancel is the roster's cancel option (ours, issue 12): "cascade", or
-	// absent for off.
-	Cancel string `json:"cancel"`
-}
-
-// cancelCascade is the one value the channel's cancel carries.
-const cancelCascade = "cascade"
-
-// addressesLine is an address line (CHAN-3).
-type addressesLine struct {
-	Type    string    `json:"type"`
-	Callees []Address `json:"callees"`
-}
-
-// Address is where a callee's door answers (CHAN-3).
-type Address struct {
-	Name      string `json:"name"`
-	URL       string `json:"url"` // http://127.0.0.1:<port>
-	SessionID string `json:"session_id"`
-}
+// Address is where a callee's door answers (CHAN-3), as the address line
+// carries it.
+type Address = wire.Address
 
 // Launcher is the process that launched the formation, as the channel's first
 // line names it (FCLI-5 formation_launcher).
-type Launcher struct {
-	PID          int    `json:"pid"`
-	ProcessStart string `json:"process_start"`
-}
+type Launcher = wire.Launcher
 
 // readLine reads one '\n'-terminated line of at most maxLine bytes. A final
 // line without '\n' is returned with io.EOF.
@@ -90,7 +53,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 
 // firstLine reads and checks the channel's first line (CHAN-4) within wait,
 // or until ctx ends. It returns the reason for E-RUN-046 on failure.
-func firstLine(ctx context.Context, f *os.File, br *bufio.Reader, formationID string, wait time.Duration) (*credentialsLine, ed25519.PublicKey, string) {
+func firstLine(ctx context.Context, f *os.File, br *bufio.Reader, formationID string, wait time.Duration) (*wire.Credentials, ed25519.PublicKey, string) {
 	_ = f.SetReadDeadline(time.Now().Add(wait)) // a regular file has no deadline and never blocks
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()); close(fired) })
@@ -107,11 +70,11 @@ func firstLine(ctx context.Context, f *os.File, br *bufio.Reader, formationID st
 	case err != nil && !errors.Is(err, io.EOF):
 		return nil, nil, fmt.Sprintf("its first line could not be read: %v", err)
 	}
-	var c credentialsLine
-	if err := json.Unmarshal(line, &c); err != nil {
+	c, err := wire.ParseCredentials(line)
+	if err != nil {
 		return nil, nil, fmt.Sprintf("its first line is not a credentials object: %v", err)
 	}
-	if why := c.fault(); why != "" {
+	if why := credentialsFault(&c); why != "" {
 		return nil, nil, "its first line is not a valid credentials object: " + why
 	}
 	if c.FormationID != formationID {
@@ -129,11 +92,11 @@ func firstLine(ctx context.Context, f *os.File, br *bufio.Reader, formationID st
 	return &c, key, ""
 }
 
-// fault checks the credentials line's shape.
-func (c *credentialsLine) fault() string {
+// credentialsFault checks the credentials line's shape.
+func credentialsFault(c *wire.Credentials) string {
 	switch {
-	case c.Type != lineCredentials:
-		return fmt.Sprintf("its type is '%s', not '%s'", c.Type, lineCredentials)
+	case c.Type != wire.TypeCredentials:
+		return fmt.Sprintf("its type is '%s', not '%s'", c.Type, wire.TypeCredentials)
 	case !a2a.ValidID(c.FormationID, a2a.PrefixFormation):
 		return "formation_id is not a formation id"
 	case !memberName.MatchString(c.Member):
@@ -142,8 +105,8 @@ func (c *credentialsLine) fault() string {
 		return "launcher does not name a process"
 	case len(c.Tokens) != len(c.Callees):
 		return "tokens and callees do not name the same members"
-	case c.Cancel != "" && c.Cancel != cancelCascade:
-		return fmt.Sprintf("cancel is '%s', not '%s'", c.Cancel, cancelCascade)
+	case c.Cancel != "" && c.Cancel != wire.CancelCascade:
+		return fmt.Sprintf("cancel is '%s', not '%s'", c.Cancel, wire.CancelCascade)
 	}
 	seen := make(map[string]bool, len(c.Callees))
 	for _, callee := range c.Callees {
@@ -174,7 +137,7 @@ func decodeKey(s string) (ed25519.PublicKey, error) {
 
 // verifyToken checks that the token listed under callee was issued by this
 // formation (iss) to this member (sub) for callee (aud), CHAN-4.
-func verifyToken(key ed25519.PublicKey, c *credentialsLine, callee string) string {
+func verifyToken(key ed25519.PublicKey, c *wire.Credentials, callee string) string {
 	claims, err := credential.Verify(key, c.FormationID, c.Tokens[callee])
 	if err != nil || claims.Launcher() || claims.Subject != c.Member ||
 		len(claims.Audience) != 1 || !claims.Names(c.FormationID, callee) {
@@ -259,8 +222,8 @@ func (m *Member) readAddresses(br *bufio.Reader) {
 }
 
 func (m *Member) takeLine(line []byte) {
-	var a addressesLine
-	if json.Unmarshal(line, &a) != nil || a.Type != lineAddresses {
+	a, err := wire.ParseAddresses(line)
+	if err != nil {
 		return // unknown types are ignored (§17)
 	}
 	m.mu.Lock()

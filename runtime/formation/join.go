@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // The variables the launcher sets on every member (LAUNCH-3).
@@ -65,7 +66,7 @@ type Member struct {
 	addrs    map[string]Address
 	changed  chan struct{} // closed and replaced at every address line
 	endedAt  time.Time
-	orderly  bool // the lifeline carried OrderlyEnd before EOF
+	orderly  bool // the lifeline carried wire.OrderlyEnd before EOF
 	closed   bool
 	closeErr error
 }
@@ -172,7 +173,7 @@ func (m *Member) readCredentials(ctx context.Context, fd int) error {
 	m.channel = f
 	m.Name, m.PublicKey, m.Launcher, m.Callees = c.Member, key, *c.Launcher, c.Callees
 	m.tokens = c.Tokens
-	m.Cascade = c.Cancel == cancelCascade
+	m.Cascade = c.Cancel == wire.CancelCascade
 	m.wg.Go(func() { m.readAddresses(br) })
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/credential"
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 const hint046 = "\n  hint: launch the formation with mur run --roster, or unset these variables to run this capsule on its own\n"
@@ -50,8 +51,8 @@ func (l *launch) token(t *testing.T, c credential.Claims) string {
 }
 
 // line is a credentials line for member "lead" calling "worker".
-func (l *launch) line(t *testing.T) credentialsLine {
-	return credentialsLine{Type: "credentials", FormationID: l.id, Member: "lead",
+func (l *launch) line(t *testing.T) wire.Credentials {
+	return wire.Credentials{Type: "credentials", FormationID: l.id, Member: "lead",
 		VerifyKey: base64.RawURLEncoding.EncodeToString(l.pub),
 		Launcher:  &Launcher{PID: 4242, ProcessStart: "777"}, Callees: []string{"worker"},
 		Tokens: map[string]string{"worker": l.token(t, credential.MemberClaims(l.id, "lead", "worker"))}}
@@ -238,7 +239,7 @@ func TestJoinMember(t *testing.T) {
 		got <- c
 	}()
 	write(t, chW, map[string]string{"type": "future-kind"}) // ignored
-	write(t, chW, addressesLine{Type: "addresses", Callees: []Address{
+	write(t, chW, wire.Addresses{Type: "addresses", Callees: []Address{
 		{Name: "worker", URL: "http://127.0.0.1:4000", SessionID: "ses_01"},
 		{Name: "stranger", URL: "http://127.0.0.1:4001", SessionID: "ses_02"},
 	}})
@@ -281,7 +282,7 @@ func TestLifelineOrderlyEnd(t *testing.T) {
 	if m.Orderly() {
 		t.Fatal("Orderly before the lifeline closed")
 	}
-	lifeW.WriteString(OrderlyEnd)
+	lifeW.WriteString(wire.OrderlyEnd)
 	lifeW.Close()
 	<-m.Ended()
 	if !m.Orderly() {

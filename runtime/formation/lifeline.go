@@ -4,8 +4,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // LifelineClosedNotice is the stderr line a member prints when its lifeline
@@ -52,21 +53,7 @@ func (m *Member) ArmExitTimer(exit func(code int)) (stop func() bool) {
 	return t.Stop
 }
 
-// OrderlyEnd is what a launcher writes on a lifeline just before it closes
-// it to end the formation itself (the entry member ended, a launcher
-// signal, a launch that failed): the EOF that follows is then an orderly
-// end, which a member winds down from without LifelineClosedNotice. A
-// lifeline that reaches EOF without it was closed by the kernel: the
-// launcher died. Only EOF ends the formation (LIFE-1); launcher/ writes the
-// same bytes (the packages share no code; the end-to-end tests hold them
-// together).
-const OrderlyEnd = "end\n"
-
-// orderlyWindow is how many leading lifeline bytes are looked at for
-// OrderlyEnd; the launcher writes nothing else, so anything more is stray.
-const orderlyWindow = 64
-
-// Orderly reports whether the lifeline carried OrderlyEnd before its EOF:
+// Orderly reports whether the lifeline carried wire.OrderlyEnd before its EOF:
 // the launcher ended the formation, rather than died. False before Ended.
 func (m *Member) Orderly() bool {
 	m.mu.Lock()
@@ -82,7 +69,7 @@ func (m *Member) watchLifeline(fd int) {
 	m.ended = make(chan struct{})
 	m.life = openFD(fd, "formation-lifeline")
 	m.wg.Go(func() {
-		head, err := io.ReadAll(io.LimitReader(m.life, orderlyWindow))
+		head, err := io.ReadAll(io.LimitReader(m.life, wire.OrderlyWindow))
 		if err == nil {
 			_, err = io.Copy(io.Discard, m.life)
 		}
@@ -91,7 +78,7 @@ func (m *Member) watchLifeline(fd int) {
 		}
 		m.mu.Lock()
 		m.endedAt = time.Now()
-		m.orderly = strings.Contains(string(head), OrderlyEnd)
+		m.orderly = wire.Orderly(head)
 		m.mu.Unlock()
 		close(m.ended)
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/tool/delegate"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // BySpawner is SES-5's cancel reason when the spawner lifeline closes
@@ -97,10 +98,10 @@ func (s *Session) spawnerEnded(link *spawn.Link) {
 // records directory and posts it to its parent's door.
 func (s *Session) reportCompletion(res Result) {
 	link := s.l.Link
-	c := spawn.Completion{CapsuleName: s.m.Name, CapsuleVersion: s.m.Version, SessionID: s.id,
-		Status: spawn.StatusOK, Workdir: s.workdir, DurationMS: elapsedMS(s.start, s.now())}
+	c := wire.Completion{CapsuleName: s.m.Name, CapsuleVersion: s.m.Version, SessionID: s.id,
+		Status: wire.StatusOK, Workdir: s.workdir, DurationMS: elapsedMS(s.start, s.now())}
 	if res.ExitStatus != StatusOK {
-		c.Status = spawn.StatusError
+		c.Status = wire.StatusError
 		c.Detail = "session ended " + res.ExitStatus
 		if r := BareReason(res.Text); r != "" {
 			c.Detail += ": " + r

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // Child is one delegated sub-capsule (DLG-3..7), from its launch until it
@@ -37,9 +38,9 @@ type Child struct {
 	completionToken string
 	doorToken       string
 	started         time.Time
-	ready           chan readyLine // buffered 1: the readiness line
-	exited          chan struct{}  // closed once the process is reaped
-	done            chan struct{}  // closed once the outcome is settled
+	ready           chan wire.Ready // buffered 1: the readiness line
+	exited          chan struct{}   // closed once the process is reaped
+	done            chan struct{}   // closed once the outcome is settled
 
 	mu       sync.Mutex
 	ses, rec string // SessionID and RecordsDir for the goroutines that may run before Delegate returns
@@ -59,7 +60,7 @@ type Outcome struct {
 	Status string
 	// Completion is the record: as posted, as read from completion.json, or
 	// as the parent built it (reported_by launcher).
-	Completion Completion
+	Completion wire.Completion
 	// Reason says why the parent reported it so; "" for a child's own report.
 	Reason string
 	At     time.Time
@@ -103,11 +104,11 @@ func (c *Child) settle(o Outcome) bool {
 // completed takes a posted completion (DLG-7): the child's report, or
 // unknown when it cannot be read; then the child has Timing.Exit to exit.
 func (c *Child) completed(text string) {
-	comp, _, ok := parseCompletion([]byte(text))
+	comp, ok := wire.ParseCompletion([]byte(text))
 	o := Outcome{Status: comp.Status, Completion: comp}
 	if !ok || comp.DelegationID != c.ID {
 		const why = "its completion could not be read"
-		o = Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, why), Reason: why}
+		o = Outcome{Status: wire.StatusUnknown, Completion: c.record(wire.StatusUnknown, why), Reason: why}
 	}
 	c.settle(o)
 	c.armKill()
@@ -122,7 +123,7 @@ func (c *Child) known() (session, recordsDir string) {
 }
 
 // ready records the readiness line's session and records directory.
-func (c *Child) readyAt(rl readyLine) {
+func (c *Child) readyAt(rl wire.Ready) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ses, c.rec = rl.SessionID, rl.RecordsDir
@@ -147,14 +148,14 @@ func (c *Child) isHeld() bool {
 // terminated, with reason; the child gets SIGTERM and, Timing.Exit later,
 // SIGKILL to its group. It returns at once; Exited tells when it is gone.
 func (c *Child) Terminate(reason string) {
-	c.settle(Outcome{Status: StatusTerminated, Completion: c.record(StatusTerminated, reason), Reason: reason})
+	c.settle(Outcome{Status: wire.StatusTerminated, Completion: c.record(wire.StatusTerminated, reason), Reason: reason})
 	c.terminate()
 }
 
 // stopAndReap stops a child that never held its task and waits until it is
 // reaped (DLG-4: "the child stopped and reaped").
 func (c *Child) stopAndReap() {
-	c.settle(Outcome{Status: StatusTerminated, Reason: "it never held its task"})
+	c.settle(Outcome{Status: wire.StatusTerminated, Reason: "it never held its task"})
 	c.terminate()
 	<-c.exited
 }
@@ -209,13 +210,13 @@ func (c *Child) wait() {
 			c.settle(Outcome{Status: comp.Status, Completion: comp})
 		} else if exists {
 			const why = "its completion.json could not be read"
-			c.settle(Outcome{Status: StatusUnknown, Completion: c.record(StatusUnknown, why), Reason: why})
+			c.settle(Outcome{Status: wire.StatusUnknown, Completion: c.record(wire.StatusUnknown, why), Reason: why})
 		}
 	}
 	reason := "its process ended without a completion: " + c.exitText()
-	if c.settle(Outcome{Status: StatusCrashed, Completion: c.record(StatusCrashed, reason), Reason: reason}) {
+	if c.settle(Outcome{Status: wire.StatusCrashed, Completion: c.record(wire.StatusCrashed, reason), Reason: reason}) {
 		c.writeRecord(true)
-	} else if o := c.Outcome(); o.Status == StatusTerminated && ses != "" {
+	} else if o := c.Outcome(); o.Status == wire.StatusTerminated && ses != "" {
 		c.writeRecord(false)
 	}
 	h := c.hub
@@ -229,10 +230,10 @@ func (c *Child) wait() {
 // record is a completion the parent builds itself (reported_by launcher):
 // for a crashed or terminated child, detail holds the exit status and its
 // last stderr lines (DLG-7).
-func (c *Child) record(status, reason string) Completion {
+func (c *Child) record(status, reason string) wire.Completion {
 	ses, _ := c.known()
-	comp := Completion{DelegationID: c.ID, CapsuleName: c.Capsule, CapsuleVersion: c.Version, SessionID: ses,
-		Status: status, Workdir: c.Workdir, DurationMS: time.Since(c.started).Milliseconds(), ReportedBy: ReportedByLauncher}
+	comp := wire.Completion{DelegationID: c.ID, CapsuleName: c.Capsule, CapsuleVersion: c.Version, SessionID: ses,
+		Status: status, Workdir: c.Workdir, DurationMS: time.Since(c.started).Milliseconds(), ReportedBy: wire.ReportedByLauncher}
 	if p := resultPath(c.Workdir, ses); p != "" {
 		comp.ResultPath = p
 	}

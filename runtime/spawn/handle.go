@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // The variables a delegated child is launched with (tools.md DLG-3).
@@ -61,35 +63,10 @@ func (h Handle) String() string {
 	return string(b)
 }
 
-// hello is the one line the parent writes on a child's lifeline before it
-// starts the child (ours): what the child needs that no variable may carry.
-// The completion token lets the child post its completion to an
-// authenticated parent door, the door token lets the parent reach an
-// authenticated child's door; neither reaches argv, the environment, a file
-// or a trace. After this line the parent writes nothing: only EOF means
-// the spawner ended.
-type hello struct {
-	Type            string `json:"type"` // "spawner"
-	DelegationID    string `json:"delegation_id"`
-	Depth           int    `json:"depth"` // the child's: 1 below a top-level capsule
-	CompletionToken string `json:"completion_token"`
-	DoorToken       string `json:"door_token"`
-}
-
-// helloType is hello's type.
-const helloType = "spawner"
-
-// maxHello bounds the hello line.
-const maxHello = 4 << 10
-
-func (h hello) line() []byte {
-	b, _ := json.Marshal(h)
-	return append(b, '\n')
-}
-
-// readHello checks the line against the handle's delegation.
-func readHello(line []byte, delegation string) (h hello, why string) {
-	if err := json.Unmarshal(line, &h); err != nil || h.Type != helloType {
+// readHello checks the spawner hello against the handle's delegation.
+func readHello(line []byte, delegation string) (h wire.SpawnerHello, why string) {
+	h, err := wire.ParseSpawnerHello(line)
+	if err != nil {
 		return h, "its first line is not the spawner's"
 	}
 	switch {

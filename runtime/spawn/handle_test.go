@@ -3,6 +3,8 @@ package spawn
 import (
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // TestHandle_DLG3_DLG6: MURMUR_SPAWNER is compact JSON in DLG-3's order and
@@ -41,7 +43,7 @@ func TestHandle_DLG3_DLG6(t *testing.T) {
 // child's depth and both tokens.
 func TestHello_DLG6(t *testing.T) {
 	t.Parallel()
-	line := hello{Type: helloType, DelegationID: "dlg_a", Depth: 2, CompletionToken: "c", DoorToken: "d"}.line()
+	line := wire.SpawnerHello{DelegationID: "dlg_a", Depth: 2, CompletionToken: "c", DoorToken: "d"}.Line()
 	if got, why := readHello(line, "dlg_a"); why != "" || got.Depth != 2 || got.CompletionToken != "c" || got.DoorToken != "d" {
 		t.Errorf("readHello = %+v, %q", got, why)
 	}
@@ -66,17 +68,17 @@ func TestHello_DLG6(t *testing.T) {
 // bytes on a UTF-8 boundary.
 func TestCompletionMessage_DLG7(t *testing.T) {
 	t.Parallel()
-	c := Completion{DelegationID: "dlg_x", CapsuleName: "w", CapsuleVersion: "0.1.0", SessionID: "ses_y", Status: "ok",
+	c := wire.Completion{DelegationID: "dlg_x", CapsuleName: "w", CapsuleVersion: "0.1.0", SessionID: "ses_y", Status: "ok",
 		ResultPath: ".murmur/ses_y/result.txt", Workdir: "/wd", DurationMS: 12, ReportedBy: "child", Delivered: true, DeliveryError: "e"}
 	const want = `{"delegation_id":"dlg_x","capsule_name":"w","capsule_version":"0.1.0","session_id":"ses_y","status":"ok","result_path":".murmur/ses_y/result.txt","workdir":"/wd","duration_ms":12}`
-	if got := c.message(); got != want {
+	if got := c.Message(); got != want {
 		t.Errorf("message = %s\nwant      %s", got, want)
 	}
-	long := strings.Repeat("é", MaxDetail) // 2 bytes a rune
-	if got := cutDetail(long); len(got) != MaxDetail || !strings.HasPrefix(long, got) {
+	long := strings.Repeat("é", wire.MaxDetail) // 2 bytes a rune
+	if got := cutDetail(long); len(got) != wire.MaxDetail || !strings.HasPrefix(long, got) {
 		t.Errorf("cutDetail kept %d bytes", len(got))
 	}
-	if got := cutDetail("a" + long); len(got) != MaxDetail-1 {
-		t.Errorf("cutDetail on a boundary kept %d bytes, want %d", len(got), MaxDetail-1)
+	if got := cutDetail("a" + long); len(got) != wire.MaxDetail-1 {
+		t.Errorf("cutDetail on a boundary kept %d bytes, want %d", len(got), wire.MaxDetail-1)
 	}
 }

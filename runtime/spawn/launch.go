@@ -3,7 +3,6 @@ package spawn
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,16 +21,8 @@ import (
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/wire"
 )
-
-// readyLine is the part of a child's readiness line (capsule.md CLI-4) the
-// parent reads.
-type readyLine struct {
-	SessionID  string `json:"session_id"`
-	URL        string `json:"url"`
-	RecordsDir string `json:"records_dir"`
-	Workdir    string `json:"workdir"`
-}
 
 // launch resolves, referees (the envelope) and starts req's child, then
 // hands it its task (DLG-2, DLG-3). Its slot is held; handed reports that a
@@ -93,15 +84,15 @@ func (h *Hub) start(req Request, r store.Resolved, childEnv []string) (*Child, e
 	}
 	c := &Child{ID: req.ID, Capsule: req.Capsule, Version: req.Version, Workdir: dir, hub: h,
 		completionToken: token("mdc_"), doorToken: token("mdt_"),
-		exited: make(chan struct{}), done: make(chan struct{}), ready: make(chan readyLine, 1)}
+		exited: make(chan struct{}), done: make(chan struct{}), ready: make(chan wire.Ready, 1)}
 	c.RelWorkdir, _ = filepath.Rel(h.cfg.Workdir, dir)
 	lifeR, lifeW, err := os.Pipe() // close-on-exec: no other subprocess inherits either end
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	hl := hello{Type: helloType, DelegationID: req.ID, Depth: h.cfg.Depth + 1,
+	hl := wire.SpawnerHello{DelegationID: req.ID, Depth: h.cfg.Depth + 1,
 		CompletionToken: c.completionToken, DoorToken: c.doorToken}
-	if _, err := lifeW.Write(hl.line()); err != nil { // a pipe holds it until the child reads it
+	if _, err := lifeW.Write(hl.Line()); err != nil { // a pipe holds it until the child reads it
 		lifeR.Close()
 		lifeW.Close()
 		return nil, fail("%v", err)
@@ -285,8 +276,7 @@ func (c *Child) readStdout() {
 	br := bufio.NewReaderSize(c.stdout, 64<<10)
 	line, err := br.ReadSlice('\n')
 	if err == nil {
-		var rl readyLine
-		if json.Unmarshal(line, &rl) == nil && sessionID.MatchString(rl.SessionID) && rl.URL != "" {
+		if rl, err := wire.ParseReady(line); err == nil && sessionID.MatchString(rl.SessionID) && rl.URL != "" {
 			c.ready <- rl // buffered 1: one line
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/formation"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // HelloWait is how long a child waits for its lifeline's first line.
@@ -69,7 +70,7 @@ func Join(ctx context.Context, getenv func(string) string) (*Link, error) {
 		return nil, diag.RunSpawnerLifelineBad(why)
 	}
 	f := formation.OpenReadEnd(fd, "spawner-lifeline")
-	br := bufio.NewReaderSize(f, maxHello)
+	br := bufio.NewReaderSize(f, wire.MaxSpawnerHello)
 	line, err := firstLine(ctx, f, br)
 	if err != nil {
 		f.Close()
@@ -133,8 +134,8 @@ func (l *Link) SpawnerEnded() bool {
 // false), posts it to the parent's door unless the spawner has ended, and
 // rewrites the file with what the post did (DLG-7). A failed post does not
 // fail the session; its reason is returned for the child's own log.
-func (l *Link) Report(ctx context.Context, dir string, c Completion) error {
-	c.DelegationID, c.ReportedBy, c.Delivered = l.DelegationID, ReportedByChild, false
+func (l *Link) Report(ctx context.Context, dir string, c wire.Completion) error {
+	c.DelegationID, c.ReportedBy, c.Delivered = l.DelegationID, wire.ReportedByChild, false
 	if err := writeCompletion(dir, c); err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func (l *Link) Report(ctx context.Context, dir string, c Completion) error {
 
 // post sends the completion as one SendMessage with the completion headers
 // (DLG-7); the parent answers a message, never a task.
-func (l *Link) post(ctx context.Context, c Completion) error {
+func (l *Link) post(ctx context.Context, c wire.Completion) error {
 	cl, err := client.New(client.Config{BaseURL: l.URL, Token: l.completionToken})
 	if err != nil {
 		return err
@@ -166,7 +167,7 @@ func (l *Link) post(ctx context.Context, c Completion) error {
 	defer cancel()
 	req := a2a.SendMessageRequest{
 		Message: a2a.Message{MessageID: a2a.PrefixMessage + strings.TrimPrefix(l.DelegationID, "dlg_"), Role: a2a.RoleUser,
-			ContextID: a2a.ContextID(l.ContextID), Parts: []a2a.Part{a2a.TextPart(c.message())}},
+			ContextID: a2a.ContextID(l.ContextID), Parts: []a2a.Part{a2a.TextPart(c.Message())}},
 		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
 	}
 	resp, err := cl.SendMessage(ctx, req,

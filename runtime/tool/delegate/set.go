@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // delegation is one delegate-task call. Its fields after the first block
@@ -96,7 +97,7 @@ func (s *set) watch(ctx context.Context, d *delegation) {
 		s.ts.NoteEnded(tool.FieldDelegations, d.id)
 	}
 	o := c.Outcome()
-	if o.Status != spawn.StatusTerminated {
+	if o.Status != wire.StatusTerminated {
 		reason = o.Reason // the child's own report ("") or the parent's reading of it
 	} else if o.Reason != "" {
 		reason = o.Reason // terminated by another path first (the session ending)
