@@ -162,3 +162,26 @@ func modelToolResults(t *testing.T, r readiness) []string {
 	t.Fatal("no inference was sent a tool message")
 	return nil
 }
+
+// lastUserText is the text of the last user message the latest inference
+// was sent.
+func lastUserText(t *testing.T, r readiness) string {
+	t.Helper()
+	infs := of[trace.Inference](t, records(t, r.RecordsDir))
+	inf := infs[len(infs)-1]
+	shas := inf.MessageSHAs
+	b, err := os.ReadFile(filepath.Join(r.RecordsDir, "blobs", shas[len(shas)-1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Role   string `json:"role"`
+		Blocks []struct {
+			Text string `json:"text"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.Role != "user" || len(m.Blocks) == 0 {
+		t.Fatalf("last message %s: %v", b, err)
+	}
+	return m.Blocks[0].Text
+}

@@ -132,3 +132,15 @@ func lookPath(t *testing.T, bin string) string {
 	t.Fatalf("%s is not on PATH", bin)
 	return ""
 }
+
+// TestInstallRefusesContract byte-compares murmur's staging refusal of a
+// binding the commit_policy does not fit, through mur install.
+func TestInstallRefusesContract(t *testing.T) {
+	t.Parallel()
+	c := newCapsule(t, policyManifest, "script_version: 1\nrules: []\n")
+	code, errOut := c.installHook(t, "my-hook", "binding: on-task-end\ncommit_policy: replace-context\n", hookScript(""))
+	want := "error[E-MAN-003]: hook my-hook@1.0.0 invalid config: commit_policy 'replace-context' is not valid for binding 'on-task-end'; binding 'on-task-end' honors commit_policy 'reopen-task'\n  hint: correct commit_policy\n"
+	if code == 0 || errOut != want {
+		t.Errorf("mur install = %d\n%q\nwant\n%q", code, errOut, want)
+	}
+}

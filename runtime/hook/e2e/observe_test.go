@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/trace"
+)
+
+const observedManifest = `name: observed
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+  max_turns: 6
+capabilities:
+  shell:
+    allow: [echo]
+trace:
+  capture: content
+artifacts:
+  - name: seeder
+    version: "1.0.0"
+    runtime: hook
+  - name: judge
+    version: "1.0.0"
+    runtime: hook
+  - name: audit
+    version: "1.0.0"
+    runtime: hook
+    on_overflow: block
+    capabilities:
+      filesystem: {scope: audit}
+`
+
+// TestSeedObserveInferAndGrants runs three hooks through the real binary:
+//   - an on-task-start seed-context hook whose message heads the task's
+//     first messages (context_seed accepted);
+//   - a blocking on-shell observer that calls the host's run-inference
+//     while it observes: the call is an inference record with origin
+//     hook:judge, and one of the task's turns;
+//   - an async observer with no binding that appends every event to its
+//     own directory (filesystem.scope) and cannot read the workdir outside
+//     it (Landlock, under the default scoped containment), drained before
+//     session_end.
+func TestSeedObserveInferAndGrants(t *testing.T) {
+	c := newCapsule(t, observedManifest, `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - {name: echo, input: {command: "echo hi"}}
+      - text: "the judge's verdict"
+      - text: "done"
+`)
+	c.write(t, "workdir-secret.txt", "secret")
+	c.mustInstallHook(t, "seeder", "binding: on-task-start\ncommit_policy: seed-context\n", hookScript(`  case "$line" in
+    *'"phase":"decide"'*) reply '"answer":"seed-context","value":["remember: the user likes short answers"]';;
+    *) reply '"answer":"none"';;
+  esac
+`))
+	c.mustInstallHook(t, "judge", "binding: on-shell\n", hookScript(`  printf '{"id":"c1","call":"run-inference","params":{"prompt":"judge this call"}}\n'
+  IFS= read -r answer
+  reply '"answer":"none"'
+`))
+	c.mustInstallHook(t, "audit", "execution_mode: async\n", hookScript(`  printf '%s\n' "$line" >> events.jsonl
+  if cat ../workdir-secret.txt >/dev/null 2>&1; then echo read >> events.jsonl; fi
+  reply '"answer":"none"'
+`))
+	r, stderr, code := c.run(t, "say hi")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	seeds := of[trace.ContextSeed](t, recs)
+	if len(seeds) != 1 || !seeds[0].Accepted || seeds[0].HookName != "seeder" || seeds[0].Messages != 1 || seeds[0].Reason != "" {
+		t.Errorf("context_seed = %+v", seeds)
+	}
+	infs := of[trace.Inference](t, recs)
+	var origins []string
+	for _, in := range infs {
+		origins = append(origins, in.Origin)
+	}
+	if strings.Join(origins, ",") != ",hook:judge," {
+		t.Errorf("inference origins = %q, want the agent's, the judge's, the agent's", origins)
+	}
+	if ends := of[trace.TaskEnd](t, recs); len(ends) != 1 || ends[0].Turns != 3 || ends[0].ExitStatus != "ok" {
+		t.Errorf("task_end = %+v, want 3 turns, the hook's call among them", ends)
+	}
+	if errs := of[trace.HookDispatchError](t, recs); len(errs) != 0 {
+		t.Errorf("hook_dispatch_error = %+v", errs)
+	}
+	if _, err := os.Stat(filepath.Join(r.Workdir, "workdir-secret.txt")); err != nil {
+		t.Fatalf("the file the hook must not read is not in the workdir: %v", err)
+	}
+	events, err := os.ReadFile(filepath.Join(r.Workdir, "audit", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range strings.Split(strings.TrimSpace(string(events)), "\n") {
+		if l == "read" {
+			t.Errorf("the async hook read a workdir file outside its grant")
+			continue
+		}
+		_, rest, _ := strings.Cut(l, `"event":"`)
+		ev, _, _ := strings.Cut(rest, `"`)
+		kinds = append(kinds, ev)
+	}
+	want := "on-session-start,on-task-start,on-inference,on-shell,on-inference,on-task-end,on-session-end"
+	if strings.Join(kinds, ",") != want {
+		t.Errorf("the async hook saw %q, want %q", kinds, want)
+	}
+}
