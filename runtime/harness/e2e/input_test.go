@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -33,20 +34,28 @@ func startAsking(t *testing.T, s *sleeping) a2a.TaskID {
 	return res.Task.ID
 }
 
+// inactivity is the harness inactivity window the BRG-8 tests run under:
+// short, so that waiting past it twice costs a test little.
+const inactivity = time.Second
+
 // TestRequestInputBridged is input.md INP-12 under transport: process: the
 // harness's bridged call parks the task INPUT_REQUIRED, a SendMessage
 // naming it answers the call with the fenced reply, and the inactivity
-// window waits with it (BRG-8).
+// window waits with it (BRG-8): the reply comes more than twice the window
+// after the park, and the run still completes.
 func TestRequestInputBridged(t *testing.T) {
 	t.Parallel()
 	c := newCap(t, "claude", "", askExtra, `{"runs":[{"steps":[
 		{"tool":{"name":"murmur-tool-request-input","args":{"prompt":"Which branch?"}}},{"answer":"done asking"}]}]}`)
-	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity=1s,grace=300ms")
+	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity="+inactivity.String()+",grace=300ms")
 	s := c.serve(t)
 	id := startAsking(t, s)
+	// The claim is about time: a window that ran while the call waits would
+	// have interrupted the harness by now.
+	time.Sleep(2*inactivity + inactivity/2)
 	got, err := s.cl.GetTask(context.Background(), a2a.GetTaskRequest{ID: id})
 	if err != nil || got.Status.State != a2a.TaskStateInputRequired {
-		t.Fatalf("task = %+v, %v; want INPUT_REQUIRED", got, err)
+		t.Fatalf("task = %+v, %v; want INPUT_REQUIRED still, %s after the park", got, err, 2*inactivity+inactivity/2)
 	}
 	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
 		TaskID: id, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("release from main")}}})
@@ -65,6 +74,33 @@ func TestRequestInputBridged(t *testing.T) {
 	}
 	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "completed" {
 		t.Errorf("harness_exit = %+v: the wait must not count as inactivity", ex)
+	}
+	if f := of[trace.HarnessFailed](t, recs); len(f) != 0 {
+		t.Errorf("harness_failed = %+v: the wait must not count as inactivity", f)
+	}
+}
+
+// TestBridgedCallOutlastsInactivity_BRG8: a bridged tool call that runs three
+// times the inactivity window (sleep 3 under a 1 s window) is no inactivity:
+// the run completes with the call's answer, and nothing interrupted it.
+func TestBridgedCallOutlastsInactivity_BRG8(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[
+		{"tool":{"name":"sleep","args":{"command":"3"}}},{"answer":"slept"}]}]}`)
+	c.env = append(c.env, "MURMUR_TEST_HARNESS_LIMITS=inactivity="+inactivity.String()+",grace=300ms")
+	r, _, stderr, code := c.run(t, "sleep")
+	if res := result(t, r); code != 0 || res != "slept" {
+		t.Fatalf("mur run = %d, result %q, stderr %s; want 0 and the answer", code, res, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	if tc := only[trace.ToolCall](t, recs); tc.ToolName != "sleep" || tc.Status != "ok" {
+		t.Errorf("tool_call = %+v, want sleep ok", tc)
+	}
+	if ex := only[trace.HarnessExit](t, recs); ex.Cause != "completed" {
+		t.Errorf("harness_exit = %+v: a call in flight must not count as inactivity", ex)
+	}
+	if f := of[trace.HarnessFailed](t, recs); len(f) != 0 {
+		t.Errorf("harness_failed = %+v: a call in flight must not count as inactivity", f)
 	}
 }
 
