@@ -134,3 +134,21 @@ type recorder struct {
 func (r *recorder) Helper()               {}
 func (r *recorder) Fatalf(string, ...any) { r.failed = true; runtime.Goexit() }
 func (r *recorder) Skipf(string, ...any)  { r.skipped = true; runtime.Goexit() }
+
+// TestHasEvent: a whole record of the type is found; another type, a line
+// cut short and a missing trace are not.
+func TestHasEvent(t *testing.T) {
+	dir := t.TempDir()
+	if HasEvent(dir, "session_start") {
+		t.Error("HasEvent without a trace = true")
+	}
+	trace := `{"event_type":"session_start","event_id":"a"}` + "\n" + `{"event_type":"harness_ex`
+	if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for typ, want := range map[string]bool{"session_start": true, "harness_exit": false, "harness_ex": false} {
+		if got := HasEvent(dir, typ); got != want {
+			t.Errorf("HasEvent(%s) = %v, want %v", typ, got, want)
+		}
+	}
+}

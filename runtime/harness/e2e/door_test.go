@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
@@ -83,6 +84,25 @@ func (s *sleeping) stop(t *testing.T) {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	<-s.done
 	noneLeft(t, s.cmd.Process.Pid)
+}
+
+// interruptBound bounds how long an interrupted harness takes to be gone:
+// the 10 s grace it has to exit on SIGTERM (PROC-16), and as much again for
+// a loaded machine. A harness never interrupted runs on past it (the tests'
+// bridged sleep 30).
+const interruptBound = 20 * time.Second
+
+// harnessGone waits, within interruptBound, for the run's harness_exit in
+// the trace and then for mur to be the only live process of its session:
+// the task's end interrupted the harness and everything in its group ended,
+// while mur still serves — not mur's own shutdown.
+func (s *sleeping) harnessGone(t *testing.T) {
+	t.Helper()
+	testmur.WaitEvent(t, s.r.RecordsDir, "harness_exit", interruptBound)
+	sid := s.cmd.Process.Pid
+	if left := testmur.Left(sid, interruptBound, sid); left != nil {
+		t.Fatalf("mur's session still holds, %s after the harness's exit: %s", interruptBound, strings.Join(left, "; "))
+	}
 }
 
 // onlyMur fails unless mur is the only live process in its session: what
@@ -242,8 +262,9 @@ func TestCancelDuringCall(t *testing.T) {
 	if err != nil || sub.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("task = %+v, %v; want CANCELED", sub, err)
 	}
-	// The door shows CANCELED at once; the session's end waits for the
-	// task's, and then nothing it started is left (stop proves it).
+	// The door shows CANCELED at once; the harness and the command are gone
+	// soon after, while mur serves on.
+	s.harnessGone(t)
 	s.stop(t)
 	recs := records(t, s.r.RecordsDir)
 	// Ended by SIGTERM itself: SIGKILL would have meant the grace ran out.

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/testmur"
@@ -70,7 +72,17 @@ func TestStopInterrupts(t *testing.T) {
 			}
 			s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
 			if how == "SIGTERM" {
-				s.stop(t) // SIGTERM to mur, then proves nothing is left
+				// SIGTERM to mur interrupts the harness at once: mur is gone
+				// within 15 s, before the 20 s after which it would exit
+				// anyway, ending what is left (SES-8).
+				const bound = 15 * time.Second
+				_ = s.cmd.Process.Signal(syscall.SIGTERM)
+				select {
+				case <-s.done:
+				case <-time.After(bound):
+					t.Fatalf("mur still running %s after SIGTERM: the harness was not interrupted", bound)
+				}
+				noneLeft(t, s.cmd.Process.Pid)
 			} else {
 				// session/stop cancels the task and leaves the process
 				// serving (METH-STOP-1). The door shows CANCELED at once; the
