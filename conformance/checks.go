@@ -65,6 +65,14 @@ func checks() []check {
 		{id: "subscribe.ended", title: "SubscribeToTask on an ended task is -32004", rpc: true, run: subscribeEnded},
 		{id: "subscribe.unknown", title: "SubscribeToTask on an unknown id is -32001", rpc: true, run: subscribeUnknown},
 
+		// The HTTP+JSON binding (A2A §11), when the card lists it.
+		{id: "rest.send", title: "The HTTP+JSON send route answers the task", rpc: true, run: restSend},
+		{id: "rest.get", title: "GET /tasks/{id} answers the task; an unknown id is 404 TASK_NOT_FOUND", rpc: true, run: restGet},
+		{id: "rest.list", title: "GET /tasks answers a page of tasks from camelCase query parameters", rpc: true, run: restList},
+		{id: "rest.cancel", title: "The HTTP+JSON cancel route answers a live task CANCELED", rpc: true, run: restCancel},
+		{id: "rest.stream", title: "The HTTP+JSON stream route streams bare StreamResponse events to the final status", rpc: true, run: restStream},
+		{id: "rest.errors", title: "HTTP+JSON errors are google.rpc.Status with A2A's HTTP status and ErrorInfo", rpc: true, run: restErrors},
+
 		// The murmur extensions (CARD-3, CARD-5, PEER-*, SSE-6..9, METH-STOP).
 		{id: "murmur.methods", title: "The door answers exactly the methods its door extension lists", rpc: true, run: murmurMethods},
 		{id: "murmur.peer-consent", title: "Peer tasks are refused 403 or served as peerTasks says", rpc: true, run: murmurPeerConsent},

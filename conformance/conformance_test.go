@@ -120,7 +120,7 @@ func TestSuite_NoneDoor_CARD5(t *testing.T) {
 		"send.blocking", "send.return-immediately", "send.invalid-params", "send.unknown-task",
 		"send.ended-task", "send.continue", "send.content-type", "get.task", "get.history", "list.filters",
 		"cancel.live", "cancel.ended", "stream.send", "subscribe.live", "subscribe.ended",
-		"subscribe.unknown", "murmur.forget-session")
+		"subscribe.unknown", "murmur.forget-session", "rest.send", "rest.get", "rest.cancel", "rest.stream")
 	if st := statuses(results); st["stream.unsupported"] != conformance.Pass || st["murmur.methods"] != conformance.Pass {
 		t.Errorf("stream.unsupported %s, murmur.methods %s; want both PASS under none", st["stream.unsupported"], st["murmur.methods"])
 	}

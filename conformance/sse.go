@@ -21,6 +21,7 @@ type stream struct {
 	br     *bufio.Reader
 	id     string // the request id, as JSON
 	strict bool   // murmur door: nothing but data lines on A2A streams (SSE-2)
+	rest   bool   // HTTP+JSON: each data line is the StreamResponse itself (A2A §11.7)
 }
 
 // openStream posts a streaming request. When the door answers a plain JSON
@@ -118,6 +119,8 @@ func (st *stream) next() (*event, error) {
 			continue
 		case strings.HasPrefix(line, "data:"):
 			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		case st.rest && line == "event: error":
+			continue // the data is a google.rpc.Status (A2A §11.7)
 		default:
 			if st.strict {
 				return nil, failf("stream line %q, want only data lines (SSE-2)", line)
@@ -129,6 +132,9 @@ func (st *stream) next() (*event, error) {
 func (st *stream) parse(data []string) (*event, error) {
 	if len(data) != 1 {
 		return nil, failf("an event of %d data lines, want one (SSE-2)", len(data))
+	}
+	if st.rest {
+		return st.parseREST([]byte(data[0]))
 	}
 	a, err := parseAnswer(&exchange{status: 200, header: http.Header{"Content-Type": {"application/json"}}, body: []byte(data[0])})
 	if err != nil {
@@ -145,6 +151,28 @@ func (st *stream) parse(data []string) (*event, error) {
 	}
 	ev := &event{result: a.result}
 	if err := json.Unmarshal(a.result, &ev.resp); err != nil {
+		return nil, failf("stream event: %v", err)
+	}
+	return ev, nil
+}
+
+// parseREST reads an HTTP+JSON stream event: a StreamResponse, or an error
+// event's google.rpc.Status, whose HTTP status stands in as its code.
+func (st *stream) parseREST(data []byte) (*event, error) {
+	var status struct {
+		Error *struct {
+			Code    *int64  `json:"code"`
+			Message *string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(data, &status) == nil && status.Error != nil && status.Error.Code != nil && status.Error.Message != nil {
+		return &event{err: &wireError{Code: status.Error.Code, Message: status.Error.Message}}, nil
+	}
+	if err := validate(data, streamResponseSpec, "event"); err != nil {
+		return nil, failf("stream event: %v", err)
+	}
+	ev := &event{result: data}
+	if err := json.Unmarshal(data, &ev.resp); err != nil {
 		return nil, failf("stream event: %v", err)
 	}
 	return ev, nil
