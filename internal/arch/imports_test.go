@@ -24,16 +24,18 @@ var rules = map[string][]string{
 	"runtime/peerplane": {},
 	// The lines mur processes exchange: the standard library only, so every
 	// writer and reader of a line can import it.
-	"runtime/wire":    {},
-	"internal/arch":   {},
-	"internal/golden": {},
+	"runtime/wire": {},
+	// Replacing a file atomically: the standard library only.
+	"runtime/atomicfile": {},
+	"internal/arch":      {},
+	"internal/golden":    {},
 	// The fake harness binary of the process tests (process.md PTEST-1)
 	// speaks MCP to the bridge and knows nothing of mur; fakemodel serves
 	// the drivers' fakes in harness mode as a process (PTEST-6).
 	"internal/harnesstest/...": {"runtime/driver/..."},
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round.
-	"runtime/harness":   {"runtime/diag", "runtime/manifest", "runtime/tool/status"},
+	"runtime/harness":   {"runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
 	"internal/testmur":  {},
 	"internal/otlptest": {},
 	// The runtime never reaches the door or the launcher: it satisfies the
@@ -52,7 +54,7 @@ var rules = map[string][]string{
 	"runtime/harness/bridge": {"runtime/tool"},
 	// Delegation's process side, shared by delegate-task and submit-plan's
 	// capsule steps: a leaf below the tools, which knows none of them.
-	"runtime/spawn":    {"a2a", "a2a/client", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
+	"runtime/spawn":    {"a2a", "a2a/client", "runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
 	"runtime/tool/...": toolImports,
 	// Spans and metrics: the OpenTelemetry SDK and Prometheus, over the
 	// trace records it counts; no other runtime package.

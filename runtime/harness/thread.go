@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/murmur-go/mur/runtime/atomicfile"
 )
 
 // ThreadFile is the file that maps an A2A context to a harness session
@@ -73,7 +75,7 @@ func ReadThread(path string) (*Thread, error) {
 }
 
 // WriteThread writes t to path (THR-1): directories 0700, the file 0600,
-// written to a temporary file, synced and renamed, so a reader sees the
+// replaced atomically (atomicfile.Write), so a reader sees the
 // old entry or the new one, never part of either.
 func WriteThread(path string, t Thread, now time.Time) error {
 	t.WrittenAt = now.UTC().Format(time.RFC3339)
@@ -85,26 +87,5 @@ func WriteThread(path string, t Thread, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".harness-session-*.json")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
+	return atomicfile.Write(path, b, 0o600)
 }

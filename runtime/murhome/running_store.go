@@ -11,18 +11,19 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/atomicfile"
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
 // Dir is the running-records directory, $MURMUR_HOME/running.
 func RunningDir(home string) string { return filepath.Join(home, "running") }
 
-// Path is the running record of session ses.
+// RunningPath is the running file of session ses.
 func RunningPath(home, ses string) string { return filepath.Join(RunningDir(home), ses+".json") }
 
-// Write writes r as $MURMUR_HOME/running/<session_id>.json (capsule.md SES-6):
-// the directory 0700, the file 0600, written to a temporary file and renamed
-// so a reader never sees half a record. It returns nil or a
+// WriteRunning writes r as $MURMUR_HOME/running/<session_id>.json (capsule.md
+// SES-6): the directory 0700, the file 0600, replaced atomically so a reader
+// never sees half a record. It returns nil or a
 // *diag.Diagnostic, W-SEC-023 naming the path and OS error: the session
 // prints the warning and carries on (SES-6 "Write failure: W-SEC-023 only").
 func WriteRunning(home string, r *Running) error {
@@ -41,30 +42,15 @@ func WriteRunning(home string, r *Running) error {
 	return nil
 }
 
-func writeFile(dir, path string, data []byte) (retErr error) {
+// writeFile creates dir 0700 and replaces path in it with data, 0600.
+func writeFile(dir, path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*") // mode 0600
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if retErr != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // pathErr splits an OS error into the path it names and its bare reason.

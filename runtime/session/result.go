@@ -2,10 +2,10 @@ package session
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/murmur-go/mur/runtime/atomicfile"
 	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
@@ -56,27 +56,9 @@ func BareReason(text string) string {
 	return text
 }
 
-// writeResult writes out/result.txt by temp file and rename, UTF-8, no
+// writeResult replaces out/result.txt atomically, UTF-8, no
 // newline added (SES-5).
 func writeResult(outDir, text string) error {
-	f, err := os.CreateTemp(outDir, ".result-*.txt")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
 	// The records directory holds a peer-file handle only as its id (PFILE-6).
-	if _, err := f.WriteString(peerplane.Redact(text)); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(outDir, "result.txt"))
+	return atomicfile.Write(filepath.Join(outDir, "result.txt"), []byte(peerplane.Redact(text)), 0o600)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/murmur-go/mur/runtime/atomicfile"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -26,31 +27,14 @@ func cutDetail(s string) string {
 }
 
 // writeCompletion writes c to dir/completion.json, 0600, replacing what was
-// there (temp file and rename, so a reader never sees half of one).
+// there atomically, so a reader never sees half of one.
 func writeCompletion(dir string, c wire.Completion) error {
 	c.Detail = cutDetail(c.Detail)
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".completion-*.json")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, CompletionFile))
+	return atomicfile.Write(filepath.Join(dir, CompletionFile), append(b, '\n'), 0o600)
 }
 
 // ReadCompletion reads dir/completion.json; ok is false when there is none

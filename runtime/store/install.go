@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/murmur-go/mur/runtime/atomicfile"
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
@@ -336,7 +337,7 @@ func (s Stores) placeChecked(scope Scope, srcTree string, a ArtifactID, sum, sou
 	if err := os.Rename(tmp, final); err != nil {
 		return Resolved{}, err
 	}
-	if err := syncDir(nameDir); err != nil {
+	if err := atomicfile.SyncDir(nameDir); err != nil {
 		return Resolved{}, err
 	}
 	return Resolved{Scope: scope, Dir: final, TreeDir: filepath.Join(final, "tree"), SHA256: sum, Meta: meta}, nil

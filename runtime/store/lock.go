@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/murmur-go/mur/runtime/atomicfile"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
@@ -131,7 +131,7 @@ func WriteLock(projectDir string, l *Lock) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("encode %s: %w", LockFile, err)
 	}
-	return writeAtomic(filepath.Join(projectDir, LockFile), buf.Bytes(), 0o644)
+	return atomicfile.Write(filepath.Join(projectDir, LockFile), buf.Bytes(), 0o644)
 }
 
 // EditLock is one read-modify-write of <project>/murmur.lock, serialised
@@ -161,51 +161,4 @@ func editLocked(projectDir string, edit func(cur *Lock) (*Lock, error)) error {
 		return err
 	}
 	return WriteLock(projectDir, next)
-}
-
-// writeAtomic writes path via a temporary sibling: written, fsynced, given
-// mode, renamed over path, and the directory fsynced, so a reader or a crash
-// sees the old file or the new one, never a part.
-func writeAtomic(path string, data []byte, mode os.FileMode) (retErr error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if retErr != nil {
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), mode); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory, so a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err // some file systems cannot sync a directory; that is no failure
-	}
-	return nil
 }
