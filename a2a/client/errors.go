@@ -1,10 +1,14 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"syscall"
 )
 
 // ErrBadResponse is wrapped by every error for an answer that is not a valid
@@ -82,3 +86,49 @@ func IsNoAnswer(err error) bool {
 
 // errRequestTimeout is the cancel cause of a per-request timeout.
 var errRequestTimeout = errors.New("no answer within the request timeout")
+
+// Failure is why a request got no answer, as the transport saw it, named
+// without the door's address (which no text of a tool may carry).
+type Failure int
+
+// The transport failures Classify tells apart.
+const (
+	NoAnswer          Failure = iota // nothing more specific is known
+	ConnectionRefused                // nothing listens at the address
+	ConnectionReset                  // the peer reset the connection
+	TimedOut                         // the request's deadline passed
+	ClosedEarly                      // the connection closed before an answer
+)
+
+// Classify reads a transport error: the one place a refused, reset, timed
+// out or cut connection is told apart.
+func Classify(err error) Failure {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ConnectionRefused
+	case errors.Is(err, syscall.ECONNRESET):
+		return ConnectionReset
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errRequestTimeout), errors.As(err, &ne) && ne.Timeout():
+		return TimedOut
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return ClosedEarly
+	}
+	return NoAnswer
+}
+
+// String is the failure as a reason in a sentence; a caller that knows the
+// deadline names it itself for TimedOut.
+func (f Failure) String() string {
+	switch f {
+	case ConnectionRefused:
+		return "connection refused"
+	case ConnectionReset:
+		return "connection reset"
+	case TimedOut:
+		return "no answer in time"
+	case ClosedEarly:
+		return "the connection closed before an answer"
+	}
+	return "no answer"
+}

@@ -54,7 +54,7 @@ func hijackServer(t *testing.T, prefix string) *httptest.Server {
 }
 
 // The door did not answer: call-member counts these toward "unreachable"
-// (tools.md CALL-9, CALL-10).
+// (tools.md CALL-9, CALL-10), and Classify names why.
 func TestIsNoAnswer_CALL10(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,14 +69,16 @@ func TestIsNoAnswer_CALL10(t *testing.T) {
 		url  string
 		cfg  func(*Config)
 		ctx  func() (context.Context, context.CancelFunc)
+		want Failure // Classify's reading, the reason a tool's text names
+		or   Failure // another reading the kernel may give (an RST racing the read)
 	}{
-		{name: "connection refused", url: refused},
-		{name: "connection reset", url: hijackServer(t, "").URL},
-		{name: "answer cut off", url: hijackServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"").URL},
-		{name: "request timeout", url: blockingServer(t, nil).URL, cfg: func(c *Config) { c.RequestTimeout = 20 * time.Millisecond }},
+		{name: "connection refused", url: refused, want: ConnectionRefused},
+		{name: "connection reset", url: hijackServer(t, "").URL, want: ConnectionReset},
+		{name: "answer cut off", url: hijackServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"").URL, want: ClosedEarly, or: ConnectionReset},
+		{name: "request timeout", url: blockingServer(t, nil).URL, cfg: func(c *Config) { c.RequestTimeout = 20 * time.Millisecond }, want: TimedOut},
 		{name: "context deadline", url: blockingServer(t, nil).URL, ctx: func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 20*time.Millisecond)
-		}},
+		}, want: TimedOut},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +100,9 @@ func TestIsNoAnswer_CALL10(t *testing.T) {
 			var na *NoAnswerError
 			if errors.As(err, &na); na.Method != "GetTask" {
 				t.Errorf("NoAnswerError.Method = %q, want GetTask", na.Method)
+			}
+			if got := Classify(err); got != tc.want && (tc.or == NoAnswer || got != tc.or) {
+				t.Errorf("Classify(%v) = %v, want %v", err, got, tc.want)
 			}
 			if _, err := c.Card(ctx); !IsNoAnswer(err) {
 				t.Errorf("Card() error = %v, want a no-answer error", err)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -243,7 +241,7 @@ func (h *Hub) handOver(ctx context.Context, c *Child, task string) error {
 			return failed(canceledBeforeStart(c.Capsule))
 		case err != nil && client.IsNoAnswer(err):
 			if time.Now().Add(wait).After(deadline) {
-				return failed(fmt.Sprintf("%s's door did not take the task within %ds: %s", c.Capsule, int(tm.Deliver/time.Second), describe(err)))
+				return failed(fmt.Sprintf("%s's door did not take the task within %ds: %s", c.Capsule, int(tm.Deliver/time.Second), client.Classify(err)))
 			}
 		case err != nil:
 			return failed(refusedWhy(c.Capsule, err))
@@ -287,23 +285,6 @@ func (c *Child) readStdout() {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// describe names why a door did not answer, without its address (the
-// model never sees a child's door).
-func describe(err error) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "no answer in time"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the connection closed before an answer"
-	}
-	return "no answer"
-}
 
 // refusedWhy is the sentence for a door that answered the task with an
 // error.

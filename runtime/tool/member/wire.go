@@ -1,13 +1,9 @@
 package member
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"syscall"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
@@ -17,18 +13,10 @@ import (
 // describe names why a door did not answer without its URL or port, which
 // no text may carry (CALL-3).
 func describe(err error, request time.Duration) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("no answer within %s", secs(request))
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the connection closed before an answer"
+	if f := client.Classify(err); f != client.TimedOut {
+		return f.String()
 	}
-	return "no answer"
+	return fmt.Sprintf("no answer within %s", secs(request))
 }
 
 // secs renders d as "<n>s" when whole seconds, else as Go does.
