@@ -237,7 +237,8 @@ func (s *Server) Handler() http.Handler { return s.router }
 func (s *Server) Routes() chi.Routes { return s.router }
 
 // Serve answers on ln until Shutdown; it returns http.ErrServerClosed then.
-func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+// A connection it ends with input unread closes in order (orderlyConn).
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(orderlyListener{ln}) }
 
 // Shutdown stops accepting, lets every stream and blocking call write what it
 // holds (grace 500 ms, SSE-5) and waits for the connections until ctx ends;
