@@ -59,7 +59,7 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 	var res tool.Result
 	var extra []string
 	var shells []tool.ShellCommand // the commands a shell tool was about to run
-	ran := false
+	ran, shellTool := false, false
 	switch tl, refusal := s.tools.Lookup(u.Name); {
 	case refused != "":
 		res = tool.Refusal(u.Name, refused)
@@ -73,14 +73,15 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 			res = tool.Refusal(u.Name, tool.LacksRequired(u.Name, missing))
 			break
 		}
-		if tl.Spec().Kind != tool.KindShell {
+		shellTool = tl.Spec().Kind == tool.KindShell
+		if !shellTool {
 			if d := t.decideTool(ctx, turn, u.Name, input); d != nil {
 				res = tool.Refusal(u.Name, d.Refusal())
 				res.Denied = true
 				break
 			}
 		}
-		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase, Gate: t.gate(turn, &shells)}
+		cc := &tool.CallContext{TaskID: t.id, Turn: turn, CallID: u.ID, Task: t.state, SetPhase: t.setPhase, Gate: t.gate(turn, &shells), GateTool: t.gateTool(turn)}
 		tctx, span := telemetry.StartTool(ctx, s.tracer, u.Name, u.ID)
 		res = tl.Call(tctx, cc, input)
 		telemetry.EndTool(span, toolStatus(res), res.Summary)
@@ -110,6 +111,9 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 		t.count(res)
 	}
 	if ran {
+		if !shellTool {
+			shells = nil // a plan's shell steps are observed as the plan's call
+		}
 		t.observeCall(ctx, turn, u.Name, input, shells, res, content, dur)
 	}
 	art := a2a.ToolArtifact{ToolName: u.Name, Content: content, ToolCallID: orNull(u.ID), IsError: res.IsError(),

@@ -475,3 +475,17 @@ func (t *taskRun) hookInferenceEvent(ctx context.Context, turn int, resp *driver
 	s.hooks.Observe(ctx, hook.OnInference, map[string]any{"turn": turn, "task_id": t.id, "stop_reason": resp.StopReason,
 		"input_tokens": resp.EstimatedInputTokens(), "output_tokens": resp.EstimatedOutputTokens(), "tool_calls": len(resp.ToolUses())})
 }
+
+// gateTool is the on-tool-call decision point a tool's own calls pass (a
+// plan's tool steps): the loop's decideTool, as a refusal result.
+func (t *taskRun) gateTool(turn int) func(ctx context.Context, name string, input json.RawMessage) *tool.Result {
+	return func(ctx context.Context, name string, input json.RawMessage) *tool.Result {
+		d := t.decideTool(ctx, turn, name, input)
+		if d == nil {
+			return nil
+		}
+		r := tool.Refusal(name, d.Refusal())
+		r.Denied = true
+		return &r
+	}
+}

@@ -40,6 +40,10 @@ type CallContext struct {
 	// command, with what is about to run. A non-nil Denied is the refusal
 	// to return; the gate has recorded it. May be nil: nothing gates.
 	Gate func(ctx context.Context, cmd ShellCommand) *Result
+	// GateTool is the on-tool-call decision point for a call a tool makes
+	// itself (a plan's tool step); the loop's own calls are decided before
+	// the tool is called. May be nil: nothing gates.
+	GateTool func(ctx context.Context, name string, input json.RawMessage) *Result
 }
 
 // ShellCommand is what a shell call is about to run, as the on-shell
@@ -52,6 +56,15 @@ type ShellCommand struct {
 	Argv    []string // untruncated
 	Script  *string  // the body after -c, nil when none
 	Command string
+}
+
+// GatedTool asks cc's on-tool-call gate about a call of name with input;
+// nil when it may run.
+func (cc *CallContext) GatedTool(ctx context.Context, name string, input json.RawMessage) *Result {
+	if cc == nil || cc.GateTool == nil {
+		return nil
+	}
+	return cc.GateTool(ctx, name, input)
 }
 
 // Gated asks cc's gate about cmd; nil when it may run.

@@ -144,3 +144,43 @@ func TestInstallRefusesContract(t *testing.T) {
 		t.Errorf("mur install = %d\n%q\nwant\n%q", code, errOut, want)
 	}
 }
+
+// TestPolicyGatesPlanSteps: a plan's steps pass the same decision points
+// as the loop's calls — a shell step meets on-shell, a tool step
+// on-tool-call — and a denied step fails with murmur's refusal text.
+func TestPolicyGatesPlanSteps(t *testing.T) {
+	t.Parallel()
+	c := newCapsule(t, strings.Replace(policyManifest, "capabilities:\n", "capabilities:\n  plan: {submit: true}\n", 1)+`  - {name: shell-guard, version: "1.0.0", runtime: hook}
+  - {name: tool-guard, version: "1.0.0", runtime: hook}
+`, `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - {name: submit-plan, input: {id: p1, steps: [{id: wipe, shell: "echo rm -rf data"}]}}
+          - {name: submit-plan, input: {id: p2, steps: [{id: status, tool: session-status, input: {}}]}}
+      - text: "done"
+`)
+	c.mustInstallHook(t, "shell-guard", "binding: on-shell\ncommit_policy: deny\n", denyShell)
+	c.mustInstallHook(t, "tool-guard", "binding: on-tool-call\ncommit_policy: deny\n", denyTool)
+	r, stderr, code := c.run(t, "plan it")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	var events []string
+	for _, d := range of[trace.CallDenied](t, recs) {
+		events = append(events, d.Event+" "+d.HookName+" "+d.Reason)
+	}
+	if strings.Join(events, "; ") != "on-shell shell-guard destructive command; on-tool-call tool-guard no status calls here" {
+		t.Errorf("call_denied = %q", events)
+	}
+	steps := of[trace.PlanStep](t, recs)
+	if len(steps) != 2 || steps[0].Error == nil || *steps[0].Error != "Refused by policy hook 'shell-guard': destructive command"+refusalTail ||
+		steps[1].Error == nil || *steps[1].Error != "Refused by policy hook 'tool-guard': no status calls here"+refusalTail {
+		t.Errorf("plan_step = %+v", steps)
+	}
+	if shells := of[trace.Shell](t, recs); len(shells) != 0 {
+		t.Errorf("shell = %+v, want none: nothing ran", shells)
+	}
+}

@@ -242,8 +242,13 @@ func (r *planRun) toolStep(ctx context.Context, s *planStep) attemptResult {
 	if missing := reg.MissingRequired(self, input); len(missing) > 0 {
 		return attemptResult{err: tool.LacksRequired(s.Tool, missing)}
 	}
+	if self.Spec().Kind != tool.KindShell { // a shell tool step meets on-shell inside the tool
+		if denied := r.cc.GatedTool(ctx, s.Tool, input); denied != nil {
+			return attemptResult{err: denied.Data}
+		}
+	}
 	r.toolMu.Lock()
-	res := self.Call(ctx, &tool.CallContext{TaskID: r.cc.TaskID, Turn: r.cc.Turn, Task: r.cc.Task}, input)
+	res := self.Call(ctx, &tool.CallContext{TaskID: r.cc.TaskID, Turn: r.cc.Turn, Task: r.cc.Task, Gate: r.cc.Gate, GateTool: r.cc.GateTool}, input)
 	r.toolMu.Unlock()
 	r.mu.Lock()
 	r.recs = append(r.recs, res.Records...)

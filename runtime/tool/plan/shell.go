@@ -32,6 +32,9 @@ func (r *planRun) shellStep(ctx context.Context, s *planStep) attemptResult {
 	if err != nil {
 		return attemptResult{err: proc.Unstartable(bin, err.Error())}
 	}
+	if denied := r.cc.Gated(ctx, tool.ShellCommand{Binary: bin, Path: path, Argv: words, Command: s.Shell}); denied != nil {
+		return attemptResult{err: denied.Data}
+	}
 	cmd := exec.Command(path, words[1:]...)
 	cmd.Args[0] = bin
 	cmd.Dir = sh.Workdir
