@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/murmur-go/mur/capsule"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -233,7 +234,7 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 	if d := m.Lifecycle.GraceWarning(); d != nil {
 		r.warnings = append(r.warnings, d)
 	}
-	if !isLoopback(bind) && m.Network.Authentication == nil {
+	if !capsule.IsLoopback(bind) && m.Network.Authentication == nil {
 		r.warnings = append(r.warnings, diag.SecOpenDoor(bind))
 	}
 }

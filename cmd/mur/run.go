@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murmur-go/mur/capsule"
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -202,44 +202,45 @@ func manifestMissing(path string, err error) error {
 	return diag.IONoManifest(path, "").WithErr(d.Err)
 }
 
-// runCapsule runs one session: MAN-4, the door, the readiness output, the
-// loop, signals and the exit code (CLI-3..5, SES-8).
+// runCapsule runs one session: MAN-4, the listener, capsule.Serve and the
+// exit code (CLI-3..5). A signal only cancels Serve's context (SES-8).
 func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	// CLI-4: a closed stream never stops the session. Notify, not Ignore: an
 	// ignored SIGPIPE would be inherited by every shell command, so `yes |
 	// head -1` would end in an EPIPE error instead of quietly.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 2) // buffered: the first and second signal (SES-8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	ctx, abort, stopSignals := runSignals()
+	defer stopSignals()
 
-	// Issue 9: orphans of the session's tool processes (setsid'd, double
-	// forked) come back to it, and its end stops them (endDescendants).
+	// Orphans of the session's tool processes (setsid'd, double forked) come
+	// back to this process, and the session's end stops them.
 	reaper, _ := proc.Subreap() // an error: not Linux, nothing to adopt them
 	defer reaper.Close()
 
-	l, sig, err := prepare(opts, sigs)
-	if sig != nil {
-		return 128 + int(sig.(syscall.Signal)) // nothing was made yet (MAN-4)
+	l, err := session.PrepareContext(ctx, opts)
+	if sig, ok := signalOf(context.Cause(ctx)); ok { // a signal while it prepared
+		if l != nil {
+			l.Close()
+		}
+		return 128 + int(sig) // nothing was made yet (MAN-4)
 	}
 	if err != nil {
 		return fail(env, "run", manifestMissing(opts.ManifestPath, err))
 	}
-	var cg *proc.Cgroup // the tool processes' cgroup, once the session made it
-	l.Exit = func(code int) { exitNow(cg, code) }
-	if err := wireMember(l); err != nil {
-		return fail(env, "run", err)
-	}
-	stdout := &lineSink{w: env.Stdout}
-	stderr := &lineSink{w: env.Stderr}
-	var status *liveStatus
+	cfg := capsule.Config{Bind: f.bind, Stdout: env.Stdout, Stderr: env.Stderr, JSON: f.jsonOut, Verbose: f.verbose,
+		MaxConnections: f.maxConns, OwnsDescendants: true, Exit: os.Exit, Abort: abort}
 	if env.StderrTerminal {
-		status = newLiveStatus(env.Stderr)
-		stderr.w = status
+		status := newLiveStatus(env.Stderr)
+		cfg.Stderr, cfg.Progress = status, status
 		defer status.ModelAnswered()
 	}
-	for _, w := range l.Warnings {
-		fmt.Fprint(stderr, w.Render())
+	// refuse reports a fault found before Serve, after the launch's warnings.
+	refuse := func(err error) int {
+		for _, w := range l.Warnings {
+			fmt.Fprint(cfg.Stderr, w.Render())
+		}
+		l.Close()
+		return fail(env, "run", err)
 	}
 	port := f.port
 	if !f.set["port"] {
@@ -247,71 +248,75 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(f.bind, strconv.Itoa(port)))
 	if err != nil {
-		return fail(env, "run", diag.RunBind(f.bind, port, bindErrText(err)))
+		return refuse(diag.RunBind(f.bind, port, bindErrText(err)))
 	}
-	if !isLoopback(f.bind) && l.Manifest.Network.Authentication == nil {
-		w := diag.SecOpenDoor(f.bind)
-		fmt.Fprint(stderr, w.Render())
-		l.Warnings = append(l.Warnings, w)
-	}
-	url := doorURL(f.bind, ln.Addr().(*net.TCPAddr))
-	home, err := murhome.Home(env.Getenv)
-	if err != nil {
+	if cfg.Home, err = murhome.Home(env.Getenv); err != nil {
 		ln.Close()
-		return fail(env, "run", err)
+		return refuse(err)
 	}
-	cfg := session.StartConfig{URL: url, Home: home, Stderr: stderr, Cgroup: true, Verbose: f.verbose}
-	if status != nil {
-		cfg.Progress = status
+	res, err := capsule.Serve(ctx, l, ln, cfg)
+	if err != nil {
+		return fail(env, "run", err)
 	}
 	if !f.jsonOut {
-		cfg.Results = stdout
+		fmt.Fprintf(cfg.Stdout, "status:  %s\n", res.ExitStatus)
 	}
-	sess, err := session.Start(l, cfg)
-	if err != nil {
-		ln.Close()
-		return fail(env, "run", err)
-	}
-	stdout.bootstrap, stderr.bootstrap = sess.Bootstrap, sess.Bootstrap
-	cg = sess.Cgroup()
-	srv, tokens, err := serveDoor(sess, l, ln, url, f.maxConns)
-	if err != nil {
-		sess.Stop(session.BySignal)
-		sess.Run()
-		endDescendants(cg)
-		return fail(env, "run", err)
-	}
-	writeRunning(stderr, sess, l, home, url, tokens)
-	announce(stdout, f, sess, l, url)
-
-	done := make(chan session.Result, 1) // buffered: Run's goroutine never blocks
-	go func() { done <- sess.Run() }()
-	var res session.Result
-	select {
-	case res = <-done:
-	case <-sigs:
-		sess.Stop(session.BySignal)
-		res = waitOrExit(sigs, done, cg)
-	}
-	shutdown(srv)
-	endDescendants(cg)
-	removeRunning(home, sess.ID())
-	if res.Err != nil {
-		return fail(env, "run", res.Err)
-	}
-	if !f.jsonOut {
-		fmt.Fprintf(stdout, "status:  %s\n", res.ExitStatus)
-	}
-	// Issue 14: an answer that stands on calls that did not complete says so
-	// last, whatever the status, so it never passes for a whole success.
+	// An answer that stands on calls that did not complete says so last,
+	// whatever the status, so it never passes for a whole success.
 	for _, mc := range res.FailedCalls {
-		fmt.Fprint(stderr, diag.RunCallNotCompleted(mc.Member, mc.CallID, mc.Status, traceview.Cut(mc.Output)).Render())
+		fmt.Fprint(cfg.Stderr, diag.RunCallNotCompleted(mc.Member, mc.CallID, mc.Status, traceview.Cut(mc.Output)).Render())
 	}
 	if res.ExitStatus == session.StatusOK {
 		return 0
 	}
-	fmt.Fprint(stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text), traceShowCommand(sess.ID(), sess.Workdir()), sess.RecordsDir()).Render())
+	fmt.Fprint(cfg.Stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text), traceShowCommand(res.SessionID, res.Workdir), res.RecordsDir).Render())
 	return 1
+}
+
+// runSignals turns mur run's signals into a context (SES-8): the first
+// SIGINT, SIGTERM or SIGHUP cancels ctx with the signal as its cause (read it
+// with signalOf), the second closes abort. stop ends the watch and waits for
+// it.
+func runSignals() (ctx context.Context, abort <-chan struct{}, stop func()) {
+	sigs := make(chan os.Signal, 2) // buffered: the first and second signal
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	aborted := make(chan struct{})
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case s := <-sigs:
+			cancel(signalCause{s.(syscall.Signal)})
+		case <-quit:
+			return
+		}
+		select {
+		case <-sigs:
+			close(aborted)
+		case <-quit:
+		}
+	})
+	return ctx, aborted, func() {
+		signal.Stop(sigs)
+		close(quit)
+		wg.Wait()
+		cancel(nil)
+	}
+}
+
+// signalCause is the cause of runSignals' context: the signal that ended it.
+type signalCause struct{ sig syscall.Signal }
+
+func (s signalCause) Error() string { return "mur run was interrupted by " + s.sig.String() }
+
+// signalOf reports the signal an error carries from runSignals' context.
+func signalOf(err error) (syscall.Signal, bool) {
+	var sc signalCause
+	if errors.As(err, &sc) {
+		return sc.sig, true
+	}
+	return 0, false
 }
 
 // traceShowCommand is the `mur trace show` command that finds session ses,
@@ -339,88 +344,6 @@ func traceShowCommand(ses, workdir string) string {
 	return cmd + " --workdir " + diag.ShellWord(wd)
 }
 
-// prepare runs MAN-4 (session.PrepareContext) on a goroutine it waits for,
-// so that a signal meanwhile ends the run at once: sig is then the signal and
-// Prepare has been cancelled and has returned, having made nothing.
-func prepare(opts session.Options, sigs <-chan os.Signal) (*session.Launch, os.Signal, error) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	var l *session.Launch
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		l, err = session.PrepareContext(ctx, opts)
-	}()
-	select {
-	case <-done:
-		return l, nil, err
-	case sig := <-sigs:
-		cancel(errors.New("mur run was interrupted while it prepared"))
-		<-done
-		if l != nil {
-			l.Close()
-		}
-		return nil, sig, nil
-	}
-}
-
-// waitOrExit waits for the wind-down after a first signal: a second signal,
-// or 20 s, exits at once with 143 (SES-8).
-func waitOrExit(sigs <-chan os.Signal, done <-chan session.Result, cg *proc.Cgroup) session.Result {
-	t := time.NewTimer(20 * time.Second)
-	defer t.Stop()
-	select {
-	case res := <-done:
-		return res
-	case <-sigs:
-	case <-t.C:
-	}
-	exitNow(cg, 143)
-	return session.Result{}
-}
-
-// endDescendants is the session's end for what its tools left (issue 9; the
-// seed: a process that left the group "is not reached; the session's end
-// kills it"): every process below mur run — adopted orphans included —
-// gets SIGTERM, SIGKILL after SES-8's 2 s, and the cgroup is killed and
-// removed.
-func endDescendants(cg *proc.Cgroup) {
-	proc.StopDescendants(proc.StopGrace, cg)
-	cg.Remove()
-}
-
-// exitNow ends mur run at once (a second signal, LIFE-4's exit timer): what
-// runs below it is SIGKILLed first, so nothing outlives it.
-func exitNow(cg *proc.Cgroup, code int) {
-	proc.StopDescendants(0, cg)
-	cg.Remove()
-	os.Exit(code)
-}
-
-// doorURL is DOOR-1's form of the door's address: http://127.0.0.1:<port>,
-// or under --bind the bound address (IPv6 in brackets), so that every report
-// of it reaches the door.
-func doorURL(bind string, addr *net.TCPAddr) string {
-	host := "127.0.0.1"
-	if ip := net.ParseIP(bind); ip != nil {
-		host = ip.String()
-	} else if bind == "localhost" && addr.IP != nil && !addr.IP.IsUnspecified() {
-		host = addr.IP.String()
-	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
-}
-
-// isLoopback reports whether a --bind address is loopback (localhost or a
-// loopback IP): a door bound elsewhere needs authentication (mur run, doctor).
-func isLoopback(addr string) bool {
-	if addr == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(addr)
-	return ip != nil && ip.IsLoopback()
-}
-
 // bindErrText is the OS error of a failed listen, without the operation.
 func bindErrText(err error) string {
 	var se *os.SyscallError
@@ -432,23 +355,6 @@ func bindErrText(err error) string {
 		return oe.Err.Error()
 	}
 	return err.Error()
-}
-
-// lineSink writes a stream that may be closed: a failed write goes to
-// logs/bootstrap.log once the session exists (CLI-4).
-type lineSink struct {
-	mu        sync.Mutex
-	w         io.Writer
-	bootstrap func(string)
-}
-
-func (s *lineSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := s.w.Write(p); err != nil && s.bootstrap != nil {
-		s.bootstrap(string(p))
-	}
-	return len(p), nil
 }
 
 // checkStoreRef checks the store form's --capsule <name> --capsule-version

@@ -71,7 +71,9 @@ var rules = map[string][]string{
 	// directories, traces) and watches doors as an A2A client, as `mur ps`
 	// and `mur stop` do; it is reached only from cmd/mur.
 	"launcher/view/...": {"a2a", "a2a/client", "runtime/diag", "runtime/murhome", "runtime/trace", "launcher/view/..."},
-	"cmd/...":           {"..."},
+	// A capsule as a value: the session behind its door, above both.
+	"capsule/...": {"a2a", "a2a/client", "agentcard", "door", "runtime/...", "capsule/..."},
+	"cmd/...":     {"..."},
 	// An example's helper is an A2A client like any other.
 	"examples/...": {"a2a", "a2a/client"},
 }

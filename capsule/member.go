@@ -1,4 +1,4 @@
-package main
+package capsule
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package main
+package capsule
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 	if err != nil {
 		return nil, nil, fmt.Errorf("build the door: %w", err)
 	}
-	go func() { _ = srv.Serve(ln) }() // ends at shutdown, which runCapsule always calls
+	go func() { _ = srv.Serve(ln) }() // ends at shutdown, which Serve always calls
 	return srv, tokens, nil
 }
 
@@ -99,10 +99,10 @@ func shutdown(srv *door.Server) {
 
 // announce prints the readiness line (--json, CLI-4) or the human lines
 // (CLI-3) once the door serves.
-func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch, url string) {
+func announce(w io.Writer, jsonOut, verbose bool, sess *session.Session, l *session.Launch, url string) {
 	m := l.Manifest
 	auth := m.Network.Authentication != nil
-	if f.jsonOut {
+	if jsonOut {
 		line := wire.Ready{Name: m.Name, PID: os.Getpid(), RecordsDir: sess.RecordsDir(), SessionID: sess.ID(),
 			URL: url, Version: m.Version, Workdir: sess.Workdir()}
 		if auth {
@@ -119,7 +119,7 @@ func announce(w io.Writer, f *runFlags, sess *session.Session, l *session.Launch
 		fmt.Fprintf(w, "murmur: auth bearer (mur token %s)\n", sess.ID())
 	}
 	fmt.Fprintf(w, "session: %s\n", sess.ID())
-	if f.verbose {
+	if verbose {
 		fmt.Fprintf(w, "workdir: %s\nrecords: %s\nmanifest: %s v%s\n", sess.Workdir(), sess.RecordsDir(), m.Name, m.Version)
 		if m.Inference.Process() { // PROC-20
 			fmt.Fprintf(w, "harness: %s %s\n", m.Inference.HarnessName(), l.HarnessBinary)
