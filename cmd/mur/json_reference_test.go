@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/capsule"
 	"github.com/murmur-go/mur/runtime/traceview"
 )
 
@@ -22,8 +23,8 @@ var jsonOutputs = []struct {
 	{"`mur list --json`", listJSON{}},
 	{"`mur install --json`", installJSON{}},
 	{"`mur doctor --json`", doctorJSON{}},
-	{"`mur stop <session> --json`", stopped{}},
-	{"`mur stop <frm_id> --json`", stoppedFormation{}},
+	{"`mur stop <session> --json`", capsule.Stopped{}},
+	{"`mur stop <frm_id> --json`", capsule.StoppedFormation{}},
 	{"`mur conformance --json`", conformanceJSON{}},
 	{"`mur trace show --json`", traceview.Summary{}},
 	{"`mur version --json`", versionJSON{}},
@@ -33,7 +34,7 @@ var jsonOutputs = []struct {
 // diagnostic, a nested mur stop document, a trace record (capsule.md §6),
 // a time.
 func jsonLeaf(t reflect.Type) bool {
-	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[stopped]() || t == reflect.TypeFor[time.Time]() ||
+	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[capsule.Stopped]() || t == reflect.TypeFor[time.Time]() ||
 		strings.HasSuffix(t.PkgPath(), "/runtime/trace")
 }
 

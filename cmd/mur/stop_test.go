@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/murhome"
@@ -241,29 +239,5 @@ func TestStopUsageCLI13(t *testing.T) {
 	}
 	if out, _, code := e.run(t, "stop", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur stop <session> [--timeout <s>] [--json]\n") {
 		t.Errorf("mur stop --help = %d, %q", code, out)
-	}
-}
-
-// TestWaitTaskEndingCLI13 reads task endings from a trace that grows.
-func TestWaitTaskEndingCLI13(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	os.WriteFile(path, []byte(`{"event_type":"task_start","task_id":"tsk_a"}`+"\n"+`{"event_type":"task_end","task_id":"tsk_a"`), 0o600)
-	found, off := scanTaskEnding(path, "tsk_a", 0)
-	if found || off == 0 {
-		t.Errorf("scanTaskEnding(partial line) = %v, %d; want false past the first line", found, off)
-	}
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("}\n" + `{"event_type":"task_canceled","task_id":"tsk_q","phase":"queued"}` + "\n")
-	f.Close()
-	if found, _ := scanTaskEnding(path, "tsk_a", off); !found {
-		t.Error("scanTaskEnding missed a task_end completed later")
-	}
-	ctx := context.Background()
-	if !waitTaskEnding(ctx, path, "tsk_q", time.Minute) {
-		t.Error("waitTaskEnding missed a queued task's task_canceled")
-	}
-	if waitTaskEnding(ctx, path, "tsk_never", 3*stopPollEvery) {
-		t.Error("waitTaskEnding found an ending that is not there")
 	}
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,32 +29,15 @@ func followTrace(ctx context.Context, env *Env, path string) int {
 		return fail(env, "trace show", diag.IONotFound(path).WithErr(err))
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	var partial []byte
-	tick := time.NewTicker(followEvery)
-	defer tick.Stop()
 	out := env.out()
-	for n := 1; ; {
-		b, err := r.ReadBytes('\n')
-		partial = append(partial, b...)
-		if errors.Is(err, io.EOF) {
-			select { // the rest of the line, or the next one, is not written yet
-			case <-ctx.Done():
-				return 130
-			case <-tick.C:
-			}
-			continue
-		}
-		if err != nil {
+	for l, err := range trace.Tail(ctx, f, followEvery) {
+		var me *trace.MalformedError
+		switch {
+		case errors.As(err, &me):
+			return fail(env, "trace show", diag.TrcMalformed(path, me.Line, me.Err.Error()))
+		case err != nil:
 			return fail(env, "trace show", diag.IOError(path, err.Error()))
 		}
-		l, perr := trace.ParseLine(bytes.TrimSuffix(partial, []byte("\n")))
-		partial = partial[:0]
-		if perr != nil {
-			return fail(env, "trace show", diag.TrcMalformed(path, n, perr.Error()))
-		}
-		l.Num = n
-		n++
 		if text, ok := traceview.EventOf(l); ok {
 			fmt.Fprintf(out, "%s  %s\n", traceview.Clock(l.Timestamp), text)
 		}
@@ -65,6 +45,7 @@ func followTrace(ctx context.Context, env *Env, path string) int {
 			return 0
 		}
 	}
+	return 130 // interrupted
 }
 
 // traceFormation is `mur trace show <frm_id>` (FCLI-8): the formation's
