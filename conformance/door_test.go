@@ -7,13 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/doortest"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/credential"
 	"github.com/murmur-go/mur/runtime/tasktable"
@@ -114,12 +113,10 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 	served := make(chan error, 1) // Serve's one result
 	go func() { served <- srv.Serve(ln) }()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { execute(ctx, reg, &wg) })
+	ex := doortest.Start(reg, doortest.Script{Hold: slowText, Answer: doortest.Answers("ok"),
+		Question: func(string) string { return "what should I answer?" }}.Execute)
 	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
+		ex.Stop()
 		if err := d.Shutdown(context.Background()); err != nil {
 			t.Errorf("door Shutdown() error = %v", err)
 		}
@@ -131,36 +128,4 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 		}
 	})
 	return td
-}
-
-// execute pulls tasks until ctx ends; each runs on its own goroutine in wg.
-func execute(ctx context.Context, reg *tasktable.Registry, wg *sync.WaitGroup) {
-	for {
-		run, err := reg.Next(ctx)
-		if err != nil {
-			return
-		}
-		wg.Go(func() {
-			text := a2a.Text(run.Message().Parts)
-			switch {
-			case strings.HasPrefix(text, askText):
-				if !run.AskInput("what should I answer?") {
-					return
-				}
-				select {
-				case r := <-run.Replies():
-					run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(r.Message.Parts)})
-				case <-run.Canceled():
-				case <-ctx.Done():
-				}
-			case text != slowText:
-				run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
-			default:
-				select {
-				case <-run.Canceled():
-				case <-ctx.Done():
-				}
-			}
-		})
-	}
 }

@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
+	"github.com/murmur-go/mur/internal/doortest"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tasktable"
 )
@@ -50,7 +50,7 @@ type testDoor struct {
 	reg    *tasktable.Registry
 	url    string
 	tokens map[string]string // credential → token
-	exec   *executor
+	exec   *doortest.Executor
 }
 
 func startDoor(t testing.TB, o opts) *testDoor {
@@ -108,12 +108,15 @@ func startDoor(t testing.TB, o opts) *testDoor {
 	td.door = d
 	served := make(chan error, 1) // Serve's one result
 	go func() { served <- d.Serve(ln) }()
-	if !o.noExecutor {
-		td.exec = runExecutor(reg, o.immediate)
+	switch {
+	case o.immediate:
+		td.exec = doortest.Start(reg, doortest.Complete("done"))
+	case !o.noExecutor:
+		td.exec = startExecutor(reg)
 	}
 	t.Cleanup(func() {
 		if td.exec != nil {
-			td.exec.stop()
+			td.exec.Stop()
 		}
 		if err := d.Shutdown(context.Background()); err != nil {
 			t.Errorf("Shutdown() error = %v", err)
@@ -125,79 +128,9 @@ func startDoor(t testing.TB, o opts) *testDoor {
 	return td
 }
 
-// executor runs the door's tasks by their text:
-//
-//	"hold"        waits until canceled
-//	"ask:<q>"     asks q, then completes with the reply's text
-//	"fail:<m>"    fails with status text m
-//	"gate"        waits for the executor's gate channel, then completes "gated"
-//	anything else completes with the text itself as the response
-type executor struct {
-	immediate bool
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	gate      chan struct{}
-	runs      chan *tasktable.Run // every run taken, for tests that drive one by hand
-}
-
-func startExecutor(reg *tasktable.Registry) *executor { return runExecutor(reg, false) }
-
-func runExecutor(reg *tasktable.Registry, immediate bool) *executor {
-	ctx, cancel := context.WithCancel(context.Background())
-	ex := &executor{immediate: immediate, cancel: cancel, gate: make(chan struct{}), runs: make(chan *tasktable.Run, 64)} // 64: more runs than any test starts
-	ex.wg.Go(func() {
-		for {
-			run, err := reg.Next(ctx)
-			if err != nil {
-				return
-			}
-			select {
-			case ex.runs <- run:
-			default:
-			}
-			ex.wg.Go(func() { ex.do(ctx, run) })
-		}
-	})
-	return ex
-}
-
-func (ex *executor) stop() {
-	ex.cancel()
-	ex.wg.Wait()
-}
-
-func (ex *executor) do(ctx context.Context, run *tasktable.Run) {
-	text := a2a.Text(run.Message().Parts)
-	if ex.immediate {
-		text = "done"
-	}
-	switch {
-	case text == "hold":
-		select {
-		case <-run.Canceled():
-		case <-ctx.Done():
-		}
-	case strings.HasPrefix(text, "ask:"):
-		run.AskInput(strings.TrimPrefix(text, "ask:"))
-		select {
-		case m := <-run.Replies():
-			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
-		case <-run.Canceled():
-		case <-ctx.Done():
-		}
-	case strings.HasPrefix(text, "fail:"):
-		run.Finish(tasktable.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:")})
-	case text == "gate":
-		select {
-		case <-ex.gate:
-			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "gated"})
-		case <-run.Canceled():
-		case <-ctx.Done():
-		}
-	default:
-		run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: text})
-	}
-}
+// startExecutor runs reg's tasks by doortest's script: "hold", "ask:<q>",
+// "fail:<m>", anything else completes with its text.
+func startExecutor(reg *tasktable.Registry) *doortest.Executor { return doortest.Start(reg, nil) }
 
 // reply is one HTTP answer, body read in full.
 type reply struct {

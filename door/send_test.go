@@ -63,8 +63,8 @@ func TestSendReturnImmediately_METHSM4(t *testing.T) {
 		t.Fatalf("task = %+v, want SUBMITTED in ctx-mine", tk)
 	}
 	ex := startExecutor(td.reg)
-	defer ex.stop()
-	run := <-ex.runs
+	defer ex.Stop()
+	run := <-ex.Runs()
 	if got := run.Message().ReferenceTaskIDs; len(got) != 2 {
 		t.Errorf("referenceTaskIds handed over = %v, want [a b]", got)
 	}
@@ -155,10 +155,10 @@ func TestSendPeerTrust_PEER4(t *testing.T) {
 		{nil, a2a.OriginEvent, a2a.TrustUntrusted},
 	}
 	ex := startExecutor(td.reg)
-	defer ex.stop()
+	defer ex.Stop()
 	for _, c := range cases {
 		td.call("", sendBody("x", ""), append(c.hdr, "traceparent: "+validParent)...).task(t, true)
-		run := <-ex.runs
+		run := <-ex.Runs()
 		if p := run.Provenance(); p.Origin != c.origin || p.Trust != c.trust || p.TraceParent != validParent {
 			t.Errorf("headers %v: provenance = %+v, want %s/%s", c.hdr, p, c.origin, c.trust)
 		}
@@ -172,7 +172,7 @@ const validParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 func TestSendTraceContext_OTEL1(t *testing.T) {
 	td := startDoor(t, opts{peerTasks: true, noExecutor: true})
 	ex := startExecutor(td.reg)
-	defer ex.stop()
+	defer ex.Stop()
 	cases := []struct {
 		hdr           []string
 		parent, state string
@@ -185,7 +185,7 @@ func TestSendTraceContext_OTEL1(t *testing.T) {
 	}
 	for _, c := range cases {
 		td.call("", sendBody("x", ""), c.hdr...).task(t, true)
-		run := <-ex.runs
+		run := <-ex.Runs()
 		if p := run.Provenance(); p.TraceParent != c.parent || p.TraceState != c.state {
 			t.Errorf("headers %v: trace context = %q, %q; want %q, %q", c.hdr, p.TraceParent, p.TraceState, c.parent, c.state)
 		}

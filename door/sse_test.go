@@ -93,7 +93,7 @@ func TestSendStreaming_METHSS2_SSE3(t *testing.T) {
 		t.Fatalf("first event = %s, want the SUBMITTED task", kind(first))
 	}
 	ex := startExecutor(td.reg)
-	defer ex.stop()
+	defer ex.Stop()
 	var kinds []string
 	for ev := nextEvent(t, br); ev != ""; ev = nextEvent(t, br) {
 		r := streamEvent(t, ev, `"s-1"`)
@@ -166,7 +166,7 @@ func TestHeartbeat_SSE4(t *testing.T) {
 	held := td.call("", sendBody("hold", "")).task(t, true)
 	// Running before the stream opens, so the stream's first event is its
 	// WORKING state and nothing is pending on it when the door shuts down.
-	<-td.exec.runs
+	<-td.exec.Runs()
 	_, br := td.openStream("", `{"jsonrpc":"2.0","id":5,"method":"SubscribeToTask","params":{"id":"`+string(held.ID)+`"}}`)
 	streamEvent(t, nextEvent(t, br), "5")
 	for {
@@ -183,9 +183,9 @@ func TestHeartbeat_SSE4(t *testing.T) {
 func TestStreamLag_SSE5(t *testing.T) {
 	td := startDoor(t, opts{noExecutor: true})
 	ex := startExecutor(td.reg)
-	defer ex.stop()
+	defer ex.Stop()
 	held := td.call("", sendBody("hold", "")).task(t, true)
-	run := <-ex.runs
+	run := <-ex.Runs()
 	_, br := td.openStream("", `{"jsonrpc":"2.0","id":5,"method":"SubscribeToTask","params":{"id":"`+string(held.ID)+`"}}`)
 	// Far more than the socket buffers can hold (here at most 4 MiB sent and
 	// 32 MiB received): the door's writer blocks while the registry keeps
@@ -212,7 +212,7 @@ func TestShutdownEndsStreams_SSE5(t *testing.T) {
 	held := td.call("", sendBody("hold", "")).task(t, true)
 	// Running before the stream opens, so the stream's first event is its
 	// WORKING state and nothing is pending on it when the door shuts down.
-	<-td.exec.runs
+	<-td.exec.Runs()
 	_, br := td.openStream("", `{"jsonrpc":"2.0","id":5,"method":"SubscribeToTask","params":{"id":"`+string(held.ID)+`"}}`)
 	streamEvent(t, nextEvent(t, br), "5")
 	type answer struct {
@@ -234,7 +234,7 @@ func TestShutdownEndsStreams_SSE5(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		blocked <- answer{string(b), err}
 	}()
-	<-td.exec.runs // the blocking call's task is running
+	<-td.exec.Runs() // the blocking call's task is running
 	if err := td.door.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown() = %v", err)
 	}

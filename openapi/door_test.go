@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/doortest"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tasktable"
 )
@@ -74,20 +74,11 @@ func newDoor(t *testing.T, o doorOpts) *testDoor {
 	}
 	served := make(chan error, 1) // Serve's one result
 	go func() { served <- td.door.Serve(ln) }()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			run, err := reg.Next(ctx)
-			if err != nil {
-				return
-			}
-			wg.Go(func() { execute(ctx, run) })
-		}
-	})
+	ex := doortest.Start(reg, doortest.Script{Answer: doortest.Answers("ok"), Failure: func(m string) tasktable.Outcome {
+		return tasktable.Outcome{State: a2a.TaskStateFailed, Message: m, Murmur: &a2a.MurmurTaskMetadata{NoAnswer: true}}
+	}}.Execute)
 	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
+		ex.Stop()
 		if err := td.door.Shutdown(context.Background()); err != nil {
 			t.Errorf("Shutdown() error = %v", err)
 		}
@@ -96,30 +87,6 @@ func newDoor(t *testing.T, o doorOpts) *testDoor {
 		}
 	})
 	return td
-}
-
-func execute(ctx context.Context, run *tasktable.Run) {
-	text := a2a.Text(run.Message().Parts)
-	switch {
-	case text == "hold":
-		select {
-		case <-run.Canceled():
-		case <-ctx.Done():
-		}
-	case strings.HasPrefix(text, "fail:"):
-		run.Finish(tasktable.Outcome{State: a2a.TaskStateFailed, Message: strings.TrimPrefix(text, "fail:"),
-			Murmur: &a2a.MurmurTaskMetadata{NoAnswer: true}})
-	case strings.HasPrefix(text, "ask:"):
-		run.AskInput(strings.TrimPrefix(text, "ask:"))
-		select {
-		case m := <-run.Replies():
-			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: a2a.Text(m.Message.Parts)})
-		case <-run.Canceled():
-		case <-ctx.Done():
-		}
-	default:
-		run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
-	}
 }
 
 // answer is one raw HTTP answer.

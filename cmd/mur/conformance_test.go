@@ -12,13 +12,13 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/conformance"
 	"github.com/murmur-go/mur/door"
+	"github.com/murmur-go/mur/internal/doortest"
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/tasktable"
@@ -146,20 +146,9 @@ func serveTestDoor(t *testing.T) (url, token string) {
 	}
 	served := make(chan error, 1) // Serve's one result
 	go func() { served <- d.Serve(ln) }()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			run, err := reg.Next(ctx)
-			if err != nil {
-				return
-			}
-			run.Finish(tasktable.Outcome{State: a2a.TaskStateCompleted, Response: "ok"})
-		}
-	})
+	ex := doortest.Start(reg, doortest.Complete("ok"))
 	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
+		ex.Stop()
 		if err := d.Shutdown(context.Background()); err != nil {
 			t.Errorf("door Shutdown() error = %v", err)
 		}

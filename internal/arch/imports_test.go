@@ -38,6 +38,8 @@ var rules = map[string][]string{
 	"runtime/harness":   {"runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
 	"internal/testmur":  {},
 	"internal/otlptest": {},
+	// The scripted test door's executor: the task table and its texts.
+	"internal/doortest": {"a2a", "runtime/tasktable"},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through runtime/tasktable and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "runtime/diag", "runtime/tasktable", "runtime/credential", "runtime/peerplane", "runtime/..."},
