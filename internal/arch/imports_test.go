@@ -58,6 +58,9 @@ var rules = map[string][]string{
 	// capsule steps: a leaf below the tools, which knows none of them.
 	"runtime/spawn":    {"a2a", "a2a/client", "runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
 	"runtime/tool/...": toolImports,
+	// The trace records and their writer know no secret's format: the
+	// session hands the writer its redaction (Writer.Redact).
+	"runtime/trace": {"a2a", "runtime/diag"},
 	// Spans and metrics: the OpenTelemetry SDK and Prometheus, over the
 	// trace records it counts; no other runtime package.
 	"runtime/telemetry": {"runtime/trace"},
@@ -209,6 +212,7 @@ func TestRulesForbid(t *testing.T) {
 		want     bool
 	}{
 		{"runtime/tool/plan", "runtime/tool/shell", false},
+		{"runtime/trace", "runtime/peerplane", false},
 		{"runtime/tool/member", "runtime/tool/status", false},
 		{"runtime/tool/shell", "runtime/session", false},
 		{"runtime/tool", "runtime/tool/shell", false},

@@ -200,7 +200,7 @@ func (s *Session) begin() error {
 	if err := s.buildHooks(); err != nil {
 		return err
 	}
-	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now)
+	tr, err := s.openTrace()
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (s *Session) abort(cause error) {
 		s.reg.Close(true)
 	}
 	if s.tr == nil {
-		if tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now); err == nil {
+		if tr, err := s.openTrace(); err == nil {
 			s.tr = tr
 		}
 	}
@@ -346,3 +346,14 @@ func (s *Session) a2aTimeout() time.Duration {
 // StartFaultEnv names the test builds' start fault (MURMUR_TEST_START_FAULT):
 // read only by a mur built with the murtest tag.
 const StartFaultEnv = "MURMUR_TEST_START_FAULT"
+
+// openTrace opens the session's trace, whose records never hold a peer-file
+// handle: each is written as <handle:<handle_id>> (tools.md PFILE-6).
+func (s *Session) openTrace() (*trace.Writer, error) {
+	tr, err := trace.Open(filepath.Join(s.recordsDir, murhome.TraceFile), s.id, s.now)
+	if err != nil {
+		return nil, err
+	}
+	tr.Redact(peerplane.RedactBytes)
+	return tr, nil
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/runtime/peerplane"
 )
 
 // Header is what every line starts with (TRACE-1): event_type, event_id,
@@ -52,16 +51,12 @@ func Marshal(r Record) ([]byte, error) {
 	return join(head, r)
 }
 
-// join appends r's payload fields to the object head. A peer-file handle
-// anywhere in them — a fetch-peer-file input, a share-file result, a model
-// body that quotes one — is written as <handle:<handle_id>> (tools.md
-// PFILE-6): a record never holds a token.
+// join appends r's payload fields to the object head.
 func join(head []byte, r Record) ([]byte, error) {
 	body, err := a2a.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s record: %w", r.EventType(), err)
 	}
-	body = peerplane.RedactBytes(body)
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("encode %s record: not a JSON object", r.EventType())
 	}

@@ -23,6 +23,7 @@ func TestRecordsNeverHoldAToken(t *testing.T) {
 	out := `{"handle":"` + tok + `"}`
 	ff := &fakeFile{}
 	w := New(ff, "t", "ses_x", fixedNow)
+	w.Redact(peerplane.RedactBytes)
 	input, _ := json.Marshal(map[string]string{"handle": tok, "peer": "127.0.0.1:1"})
 	if _, err := w.Write(ToolCall{TaskID: "tsk_1", ToolName: "fetch-peer-file", Input: input, Output: &out}); err != nil {
 		t.Fatal(err)

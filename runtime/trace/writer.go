@@ -33,13 +33,21 @@ type Writer struct {
 	size    int64 // bytes of whole lines in the file: a short write is cut back to it
 	sized   bool  // size is known (the file has Stat)
 	closed  bool
-	err     error             // sticky: the E-RUN-007 diagnostic of the first failed write
-	failed  chan struct{}     // closed when err is set
-	sesNode string            // session_start's event id
-	tasks   map[string]string // task_id → task_start's event id
-	turns   map[string]string // task_id → the latest agent inference's event id
-	observe func(Record)      // set once before use (Observe); nil = none
+	err     error               // sticky: the E-RUN-007 diagnostic of the first failed write
+	failed  chan struct{}       // closed when err is set
+	sesNode string              // session_start's event id
+	tasks   map[string]string   // task_id → task_start's event id
+	turns   map[string]string   // task_id → the latest agent inference's event id
+	observe func(Record)        // set once before use (Observe); nil = none
+	redact  func([]byte) []byte // set once before use (Redact); nil = none
 }
+
+// Redact has fn rewrite every line before it is written, so that a secret
+// anywhere in a record's fields never reaches the file: the session hands
+// the peer-file handle's redaction, which writes a handle as
+// <handle:<handle_id>> (tools.md PFILE-6). fn must keep the line one JSON
+// object. Call it once, before the Writer is shared.
+func (w *Writer) Redact(fn func(line []byte) []byte) { w.redact = fn }
 
 // Observe has fn called with every record once it is written (metrics,
 // issue 14), synchronously, after the write and outside the Writer's lock,
@@ -152,6 +160,9 @@ func (w *Writer) writeLocked(k *Kind, taskID, parentID string, r Record) (string
 	if err != nil {
 		// A value that cannot be encoded is a programmer error too.
 		return "", err
+	}
+	if w.redact != nil {
+		line = w.redact(line)
 	}
 	line = append(line, '\n')
 	if n, err := w.f.Write(line); err != nil {
