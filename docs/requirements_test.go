@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/docs/internal/reqindex"
 )
 
 // requirementID is a requirement ID as the code cites it: DOOR-7, ROS-3,
@@ -80,16 +82,20 @@ func citedIDs(t *testing.T) map[string]string {
 
 var indexRow = regexp.MustCompile(`^\|\s*([A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*-[0-9]+)\s*\|(.*)\|\s*$`)
 
-// TestRequirementIndex: docs/requirements.md has one row, with a summary,
-// for every requirement ID a Go file cites, and none for an ID no Go file
-// cites.
+// TestRequirementIndex: docs/requirements.md has one row, with a summary
+// and the rule's text, for every requirement ID a Go file cites, and none
+// for an ID no Go file cites.
 func TestRequirementIndex(t *testing.T) {
 	const file, shown = "requirements.md", "docs/requirements.md"
 	indexed := map[string]int{}
 	for id, r := range tableRows(t, file, indexRow) {
 		indexed[id] = r.line
-		if strings.TrimSpace(r.match[2]) == "" {
+		cells := reqindex.Cells(r.match[2])
+		if cells[0] == "" {
 			t.Errorf("%s:%d: %s has no summary: write what it requires in one line", shown, r.line, id)
+		}
+		if len(cells) != 2 || cells[1] == "" {
+			t.Errorf("%s:%d: %s has no rule: run go run ./docs/internal/genreq -spec <spec dir>, or write the rule in its third cell if the spec does not define it", shown, r.line, id)
 		}
 	}
 	cited := citedIDs(t)
@@ -107,8 +113,9 @@ func TestRequirementIndex(t *testing.T) {
 	sort.Strings(missing)
 	sort.Strings(stale)
 	for _, id := range missing {
-		t.Errorf("%s has no row for %s, cited in %s: add\n| %s | <what the spec requires, in one line of our own words> |\n"+
-			"to the table of the spec file that defines it (or, if %s is not a requirement ID, add it to notRequirementIDs in docs/requirements_test.go)",
+		t.Errorf("%s has no row for %s, cited in %s: add\n| %s | <what the spec requires, in one line of our own words> | |\n"+
+			"to the table of the spec file that defines it, then run go run ./docs/internal/genreq -spec <spec dir> for its rule "+
+			"(or, if %s is not a requirement ID, add it to notRequirementIDs in docs/requirements_test.go)",
 			shown, id, cited[id], id, id)
 	}
 	for _, id := range stale {
