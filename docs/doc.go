@@ -7,7 +7,9 @@
 // delegation.md (a sub-capsule's referee, process, environment,
 // completion.json and records),
 // metrics.md (every /metrics family; TestMetricsReference scrapes a door),
-// telemetry.md (OpenTelemetry export, resource and spans) and
+// telemetry.md (OpenTelemetry export, resource and spans),
+// containment.md (what a tool process can and cannot reach, class by class,
+// and the tests that hold it) and
 // requirements.md (every requirement ID the code cites, with a one-line
 // summary). It has no code; its tests keep the reference true:
 //

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/proc"
 )
 
 // version is this build's version; `-ldflags "-X main.version=…"` sets it.
@@ -35,6 +36,7 @@ var commands = []*command{
 }
 
 func main() {
+	proc.Undumpable() // no tool reads this process's environment or memory
 	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		ColourStdout: wantsColour(os.Stdout, os.Getenv), StderrTerminal: isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb"}
 	if wantsColour(os.Stderr, os.Getenv) {

@@ -12,3 +12,6 @@ import "syscall"
 func SysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// Undumpable: outside Linux there is nothing to mark.
+func Undumpable() {}

@@ -1,14 +1,19 @@
 package proc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
-	goruntime "runtime"
+	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/murmur-go/mur/runtime/proc/confine"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,23 +38,65 @@ const workdirRights = landlock.AccessFSSet(0) | ll.AccessFSExecute | ll.AccessFS
 	ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate |
 	ll.AccessFSIoctlDev
 
-// jail is a locked OS thread that restricted itself once with the policy's
-// Landlock ruleset and then starts every command of the session: a child
-// inherits the domain of the thread that forked it, so every tool process
-// of the session shares one domain (they can signal one another; nothing
-// outside can be reached), while the rest of the Go process stays
-// unrestricted. No re-exec, so confinement costs a channel round trip
-// (BENCHMARKS.md). The thread lives until close: Pdeathsig is tied to the
-// forking thread, so the children must not outlive it.
+// jail confines every command of a session through the trampoline
+// (package confine): the command starts as a fresh re-exec of this
+// binary that confines itself on one thread and then execs the command, so
+// no thread of the runtime ever enters the session's Landlock domain. The
+// jail holds what every start hands over: the Landlock ruleset (one fd,
+// made once), the seccomp filter (assembled once), and the paths to hold
+// read-only in the command's own mount namespace.
 type jail struct {
-	reqs chan spawnReq
-	done chan struct{}
-	once sync.Once
+	mu      sync.RWMutex // held for reading over a start, for writing by close
+	ruleset *os.File     // nil once closed
+	filter  []syscall.SockFilter
+	protect []string
+	mountNS bool // each command gets its own mount namespace, for protect
+	userNS  bool // and a user namespace to own it (a runtime without CAP_SYS_ADMIN)
 }
 
-type spawnReq struct {
-	cmd *exec.Cmd
-	err chan error
+// underAny reports whether path is one of dirs or below one.
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if contains(d, []string{path}) {
+			return true
+		}
+	}
+	return false
+}
+
+// namespaces sets attr to start the command in a mount namespace of its
+// own (Go makes its mounts private), owned by a new user namespace that
+// maps the runtime's own uid and gid when the runtime may not make one
+// itself.
+func (j *jail) namespaces(attr *syscall.SysProcAttr) {
+	if !j.mountNS {
+		return
+	}
+	attr.Unshareflags |= syscall.CLONE_NEWNS
+	if j.userNS {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+}
+
+// probeNamespaces starts a process with the namespaces the commands get,
+// one that cannot exec: ENOENT says they could be made.
+func (j *jail) probeNamespaces() error {
+	cmd := exec.Command("/nonexistent-mur-namespace-probe")
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	j.namespaces(cmd.SysProcAttr)
+	err := cmd.Start()
+	if err == nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil
+	}
+	if errors.Is(err, syscall.ENOENT) {
+		return nil
+	}
+	return err
 }
 
 func newJail(p *Policy) (*jail, error) {
@@ -60,18 +107,32 @@ func newJail(p *Policy) (*jail, error) {
 	if p.RestrictConnect {
 		cfg.HandledAccessNet = ll.AccessNetConnectTCP
 	}
-	fd, flags, err := cfg.BestEffort().NewRulesetFD(p.rules()...)
+	fd, _, err := cfg.BestEffort().NewRulesetFD(p.rules()...)
 	if err != nil {
 		return nil, fmt.Errorf("landlock ruleset: %w", err)
 	}
 	if fd < 0 {
 		return nil, ErrNoLandlock
 	}
-	j := &jail{reqs: make(chan spawnReq), done: make(chan struct{})}
-	ready := make(chan error, 1) // buffered: serve never blocks on it
-	go j.serve(fd, flags, ready) // owned by j: ends at close
-	if err := <-ready; err != nil {
+	unix.CloseOnExec(fd) // handed only to the trampolines, as one of their ExtraFiles
+	filter, err := seccompFilter(p.AllowUDP)
+	if err != nil {
+		_ = unix.Close(fd)
 		return nil, err
+	}
+	j := &jail{ruleset: os.NewFile(uintptr(fd), "landlock-ruleset"), filter: filter}
+	for _, path := range p.Protect {
+		if _, err := os.Lstat(path); err == nil && underAny(path, p.ReadWrite) {
+			j.protect = append(j.protect, path)
+		}
+	}
+	if len(j.protect) > 0 {
+		j.mountNS = true
+		j.userNS = !hasCap(unix.CAP_SYS_ADMIN)
+		if err := j.probeNamespaces(); err != nil {
+			j.ruleset.Close()
+			return nil, fmt.Errorf("%w: holding %s read-only needs a mount namespace: %v", ErrNoLandlock, j.protect[0], err)
+		}
 	}
 	return j, nil
 }
@@ -103,42 +164,101 @@ func (p *Policy) rules() []landlock.Rule {
 	return rules
 }
 
-// serve restricts its thread and starts commands until close. The thread is
-// never unlocked: when serve returns, the Go runtime ends it instead of
-// handing a restricted thread to other goroutines (and it makes new threads
-// from a clean template thread, never from a locked one).
-func (j *jail) serve(fd int, flags uint32, ready chan<- error) {
-	defer close(j.done)
-	goruntime.LockOSThread()
-	err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-	if err == nil {
-		err = ll.LandlockRestrictSelf(fd, flags)
+// start starts cmd through the trampoline and returns once the command
+// itself runs (the trampoline's exec closed the status pipe) or the
+// trampoline has failed, with the failure as the error (the process is then
+// reaped). cmd's Path, Args and ExtraFiles are as given when start returns.
+func (j *jail) start(cmd *exec.Cmd) error {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if j.ruleset == nil {
+		return errJailClosed
 	}
-	_ = unix.Close(fd)
+	statusR, statusW, err := os.Pipe()
 	if err != nil {
-		ready <- fmt.Errorf("landlock_restrict_self: %w", err)
-		return
+		return err
 	}
-	ready <- nil
-	for req := range j.reqs {
-		req.err <- req.cmd.Start()
+	defer statusR.Close()
+	base := 3 + len(cmd.ExtraFiles)
+	spec := confine.Spec{Path: cmd.Path, Args: cmd.Args, StatusFD: base + 1, RulesetFD: base + 2,
+		Seccomp: j.filter, Protect: j.protect}
+	specFile, err := specMemfd(&spec)
+	if err != nil {
+		statusW.Close()
+		return err
 	}
+	path, args, extra := cmd.Path, cmd.Args, cmd.ExtraFiles
+	cmd.Path, cmd.Args = "/proc/self/exe", []string{args[0], confine.Command, strconv.Itoa(base)}
+	cmd.ExtraFiles = append(append([]*os.File(nil), extra...), specFile, statusW, j.ruleset)
+	j.namespaces(cmd.SysProcAttr)
+	err = cmd.Start()
+	cmd.Path, cmd.Args, cmd.ExtraFiles = path, args, extra
+	specFile.Close()
+	statusW.Close() // the trampoline holds its own copy now (or never will)
+	if err != nil {
+		return err
+	}
+	report, _ := io.ReadAll(io.LimitReader(statusR, 64<<10))
+	if len(report) == 0 {
+		return nil
+	}
+	_ = cmd.Wait()
+	return trampolineError(path, report)
 }
 
 var errJailClosed = errors.New("the session's confined starter is closed")
 
-func (j *jail) start(cmd *exec.Cmd) (err error) {
-	req := spawnReq{cmd: cmd, err: make(chan error, 1)} // buffered: serve never blocks
-	defer func() {
-		if recover() != nil { // sent on a closed channel
-			err = errJailClosed
-		}
-	}()
-	j.reqs <- req
-	return <-req.err
+func (j *jail) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ruleset != nil {
+		j.ruleset.Close()
+		j.ruleset = nil
+	}
 }
 
-func (j *jail) close() {
-	j.once.Do(func() { close(j.reqs) })
-	<-j.done
+// specMemfd writes spec into a sealed-off memory file at offset 0.
+func specMemfd(spec *confine.Spec) (*os.File, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.MemfdCreate("mur-confine", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "mur-confine")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// trampolineError turns the trampoline's report into the start's error: an
+// exec that failed is the *os.PathError os/exec would have returned (so
+// StartErrText reads the same), any other step says which it was.
+func trampolineError(path string, report []byte) error {
+	var r confine.Report
+	if err := json.Unmarshal(report, &r); err != nil {
+		return fmt.Errorf("confining the command failed: %s", report)
+	}
+	if r.Step == "exec" && r.Errno != 0 {
+		return &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(r.Errno)}
+	}
+	return fmt.Errorf("confining the command failed: %s: %s", r.Step, r.Text)
+}
+
+// hasCap reports whether this thread has capability c in its effective set.
+func hasCap(c int) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
 }

@@ -6,24 +6,32 @@ import (
 	"strings"
 )
 
-// Policy is what a confined session's tool processes may reach (issue 9):
-// read and write only under ReadWrite (the accessible workdir, the shell's
-// HOME and TMPDIR), read and execute under ReadOnly (the system paths a
-// command needs, the stores' artifact trees), the fixed device set, and,
-// when RestrictConnect is set, TCP connect only to Ports
-// (capabilities.network.allow where every entry names a port). Paths that
-// do not exist are left out.
+// Policy is what a confined session's tool processes may reach: read and
+// write only under ReadWrite (the accessible workdir, the shell's HOME and
+// TMPDIR) but never what Protect names (held read-only in the command's own
+// mount namespace: the project store, murmur.lock, roster.yaml, which may
+// lie inside the workdir), read and execute under ReadOnly (the system
+// paths a command needs, the stores' artifact trees), the fixed device set,
+// and, when RestrictConnect is set, TCP connect only to Ports
+// (capabilities.network.allow where every entry names a port). IPv4 and
+// IPv6 sockets other than TCP are refused unless AllowUDP. Paths that do not
+// exist are left out.
 type Policy struct {
 	ReadWrite       []string
 	ReadOnly        []string
+	Protect         []string
 	RestrictConnect bool
 	Ports           []uint16
+	AllowUDP        bool
 }
 
 // SystemPaths are the read-only system paths every confined command gets:
 // binaries, libraries, /etc (loader cache, resolver, TLS roots, accounts)
-// and /proc (another process's environ, fds or memory stay out of reach:
-// Landlock refuses ptrace-mode access outside the domain).
+// and /proc. Another process's environ, fds or memory stay out of reach
+// there because the command has no capability (so a process with any is
+// refused by the kernel's ptrace access check), every mur process is
+// non-dumpable, Landlock refuses attaching outside the domain, and seccomp
+// refuses ptrace and process_vm_* outright.
 var SystemPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc"}
 
 // Devices are the device files a confined command may open: /dev/null for

@@ -6,7 +6,9 @@ import (
 )
 
 // Containment classes (murmur's names): what a session's tool processes are
-// held to. Advisory: nothing the kernel enforces; scoped: Landlock.
+// held to. Advisory: nothing the kernel enforces; scoped: the trampoline's
+// Landlock domain, seccomp filter, dropped capabilities and read-only
+// protected paths.
 const (
 	Advisory = "advisory"
 	Scoped   = "scoped"
@@ -20,9 +22,10 @@ var ErrNoLandlock = errors.New("the kernel offers no Landlock")
 // binaries, background commands, plan shell steps, native tools,
 // done_check): each in its own process group with SysProcAttr's
 // attributes, in the session's cgroup when there is one, and, under a
-// Policy, confined by Landlock (jail_linux.go). A nil *Sandbox starts
-// commands unconfined. Safe for concurrent use; Close it after the last
-// command it started has exited.
+// Policy, through the trampoline, which confines the new process before it
+// execs the command (jail_linux.go, package confine). A nil *Sandbox
+// starts commands unconfined. Safe for concurrent use; Close it after the
+// last command it started has exited.
 type Sandbox struct {
 	cgroup *Cgroup
 	jail   *jail
@@ -77,9 +80,8 @@ func (sb *Sandbox) Spawn(cmd *exec.Cmd) (<-chan error, error) {
 	return waited, nil
 }
 
-// Close stops the sandbox's confined starter. On Linux the processes it
-// started get SIGKILL as their parent thread ends (Pdeathsig): close it only
-// once they have exited or are meant to end. Idempotent; nil-safe.
+// Close releases the sandbox's Landlock ruleset; a later Spawn under a
+// Policy fails. Idempotent; nil-safe.
 func (sb *Sandbox) Close() {
 	if sb != nil && sb.jail != nil {
 		sb.jail.close()

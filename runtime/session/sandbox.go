@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 
 	"github.com/murmur-go/mur/runtime/diag"
@@ -48,13 +49,16 @@ func (s *Session) containmentDeclared() string {
 	return s.l.Containment
 }
 
-// policy is what a scoped session's tool processes may reach (issue 9):
-// read-write the accessible workdir and the shell's HOME and TMPDIR;
-// read-only the system paths, the PATH directories (none that would open
-// $MURMUR_HOME) and both artifact stores (native tools run from them, pulled
-// ones too); TCP connect only to network.allow's ports when every entry
-// names one. Nothing else under $MURMUR_HOME: not the running records, not
-// this session's own trace, not another member's workdir.
+// policy is what a scoped session's tool processes may reach: read-write
+// the accessible workdir and the shell's HOME and TMPDIR, but never what
+// the formation runs (the project store, murmur.lock, roster.yaml: held
+// read-only even inside the workdir); read-only the system paths, the PATH
+// directories (none that would open $MURMUR_HOME) and both artifact stores
+// (native tools run from them, pulled ones too); TCP connect only to
+// network.allow's ports when every entry names one; UDP only when
+// network.allow names a host to resolve. Nothing else under $MURMUR_HOME:
+// not the running records, not this session's own trace, not another
+// member's workdir.
 func (s *Session) policy() *proc.Policy {
 	p := &proc.Policy{
 		ReadWrite: []string{s.workdir, filepath.Join(s.recordsDir, "home"), filepath.Join(s.recordsDir, "tmp")},
@@ -68,7 +72,11 @@ func (s *Session) policy() *proc.Policy {
 	for _, sc := range []store.Scope{store.ScopeProject, store.ScopeGlobal} {
 		if root := stores.Root(sc); root != "" {
 			p.ReadOnly = append(p.ReadOnly, root)
+			p.Protect = append(p.Protect, root)
 		}
+	}
+	if s.l.Project != "" {
+		p.Protect = append(p.Protect, filepath.Join(s.l.Project, store.LockFile), filepath.Join(s.l.Project, store.RosterFile))
 	}
 	for _, a := range s.l.Artifacts {
 		if n, ok := a.(*artifact.Native); ok {
@@ -76,7 +84,20 @@ func (s *Session) policy() *proc.Policy {
 		}
 	}
 	p.RestrictConnect, p.Ports = connectPorts(s.m.Capabilities.Network.Allow)
+	p.AllowUDP = needsResolver(s.m.Capabilities.Network.Allow)
 	return p
+}
+
+// needsResolver reports whether an allow entry names a host that only DNS
+// resolves (not an IP address, not localhost): then a tool process needs
+// UDP.
+func needsResolver(allow manifest.AllowList) bool {
+	for _, e := range allow {
+		if e.Host != "localhost" && net.ParseIP(e.Host) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // connectPorts is network.allow as Landlock can hold a subprocess to it:

@@ -18,6 +18,10 @@ import (
 // LockFile is the lock's file name in <project> (STORE-5).
 const LockFile = "murmur.lock"
 
+// RosterFile is the formation file a project directory may hold (the
+// launcher's roster.yaml).
+const RosterFile = "roster.yaml"
+
 // LockVersion is the only lock_version this build reads and writes.
 const LockVersion = 2
 

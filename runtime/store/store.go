@@ -81,7 +81,7 @@ func FindProject(cwd string) (string, bool) {
 		return "", false
 	}
 	for {
-		for _, name := range []string{manifest.FileName, "roster.yaml"} {
+		for _, name := range []string{manifest.FileName, RosterFile} {
 			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
 				return dir, true
 			}

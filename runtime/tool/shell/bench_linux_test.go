@@ -13,8 +13,8 @@ import (
 )
 
 // BenchmarkShellCallConfinement is one bash tool call (`true`), unconfined
-// and under a session's Landlock sandbox, in the same run (issue 9: the
-// confinement must add under 5 ms a call). Run it over 200 calls:
+// and through a session's sandbox (the trampoline), in the same run
+// (BENCHMARKS.md). Run it over 200 calls:
 //
 //	go test -run '^$' -bench ShellCallConfinement -benchtime 200x ./runtime/tool/shell/
 func BenchmarkShellCallConfinement(b *testing.B) {
