@@ -34,6 +34,8 @@ type Trace struct {
 	// peer_file_fetch records (issue 14).
 	Input     Input
 	PeerFiles PeerFiles
+	// Hooks holds the policy and observer hooks' records.
+	Hooks Hooks
 	// Live is true for a trace with no session_end yet: a session still
 	// running (or one that ended without writing it). End is then zero and
 	// LastMS is the newest record's timestamp (issue 14).
@@ -133,6 +135,12 @@ func parse(path string, r io.Reader) (*Trace, error) {
 			tr.Rejected = append(tr.Rejected, r)
 		case trace.TaskReopened:
 			tr.Reopened = append(tr.Reopened, r)
+		case trace.CallDenied:
+			tr.Hooks.Denied = append(tr.Hooks.Denied, r)
+		case trace.HookDispatchError:
+			tr.Hooks.Faults = append(tr.Hooks.Faults, r)
+		case trace.ContextSeed:
+			tr.Hooks.Seeds = append(tr.Hooks.Seeds, r)
 		case trace.MemberCall:
 			tr.MemberCalls = append(tr.MemberCalls, r)
 		case trace.Delegation:

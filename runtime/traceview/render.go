@@ -13,7 +13,9 @@ import (
 // Cancelled, Rejected, Reopens, Member calls, Delegations (ours, tools.md
 // DLG-9), Input (request-input's questions, input.md INP-10) and Peer files
 // (PFILE-6) when such records exist;
-// Tasks when the session ran more than one task. Sections are separated by a
+// Hooks (the hooks' denials, faults, seeds and run-inference calls; their
+// reopens are under Reopens) when there are any; Tasks when the session ran
+// more than one task. Sections are separated by a
 // blank line; the text ends with a newline.
 func Render(tr *Trace) string {
 	sections := [][]string{
@@ -54,6 +56,7 @@ func Render(tr *Trace) string {
 		}
 		return fmt.Sprintf("  %s  %s@%s  %s  %s", id, d.Capsule, d.Version, d.Outcome, Duration(d.DurationMS))
 	}))
+	add("Hooks", hookLines(tr))
 	add("Input", inputLines(tr))
 	add("Peer files", peerLines(tr))
 	if len(tr.TaskEnds) > 1 {
@@ -75,6 +78,31 @@ func Render(tr *Trace) string {
 		}
 	}
 	return b.String()
+}
+
+// hookLines are the Hooks section: each denial, fault, seed and hook
+// inference, in that order, each kind in file order.
+func hookLines(tr *Trace) []string {
+	var out []string
+	for _, d := range tr.Hooks.Denied {
+		out = append(out, fmt.Sprintf("  denied     turn %d  %s  %s  %s: %s", d.Turn, d.Event, d.HookName, d.Target, Cut(d.Reason)))
+	}
+	for _, f := range tr.Hooks.Faults {
+		out = append(out, fmt.Sprintf("  fault      %s  %s  %s: %s", f.Event, f.HookName, f.Arm, Cut(f.Reason)))
+	}
+	for _, s := range tr.Hooks.Seeds {
+		what := "accepted"
+		if !s.Accepted {
+			what = "rejected " + s.Reason
+		}
+		out = append(out, fmt.Sprintf("  seed       task %s  %s  %s  %d message(s), %d bytes", ID8(s.TaskID), s.HookName, what, s.Messages, s.Bytes))
+	}
+	for _, in := range tr.Inferences {
+		if name, ok := strings.CutPrefix(in.Origin, "hook:"); ok {
+			out = append(out, fmt.Sprintf("  inference  turn %d  %s  %d in, %d out", in.Turn, name, in.InputTokens, in.OutputTokens))
+		}
+	}
+	return out
 }
 
 func each[T any](recs []T, line func(T) string) []string {

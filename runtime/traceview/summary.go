@@ -34,6 +34,16 @@ type Summary struct {
 	Inferences  []trace.Inference    `json:"inferences"`
 	Input       Input                `json:"input"`
 	PeerFiles   PeerFiles            `json:"peer_files"`
+	Hooks       Hooks                `json:"hooks"`
+}
+
+// Hooks are the hooks' records: their denials (call_denied), faults
+// (hook_dispatch_error) and seeds (context_seed). Their reopens are in
+// Reopens, their run-inference calls in Inferences (origin hook:<name>).
+type Hooks struct {
+	Denied []trace.CallDenied        `json:"denied"`
+	Faults []trace.HookDispatchError `json:"faults"`
+	Seeds  []trace.ContextSeed       `json:"seeds"`
 }
 
 // Tokens are the session's token counts: the runtime's estimates (DRV-8)
@@ -78,7 +88,8 @@ func Summarize(tr *Trace) Summary {
 		Reopens: nonNil(tr.Reopened), MemberCalls: nonNil(tr.MemberCalls), Delegations: nonNil(tr.Delegations), Tasks: nonNil(tr.TaskEnds),
 		Inferences: nonNil(tr.Inferences),
 		Input:      Input{Requests: nonNil(tr.Input.Requests), Replies: nonNil(tr.Input.Replies), Timeouts: nonNil(tr.Input.Timeouts)},
-		PeerFiles:  PeerFiles{Mints: nonNil(tr.PeerFiles.Mints), Redeems: nonNil(tr.PeerFiles.Redeems), Fetches: nonNil(tr.PeerFiles.Fetches)}}
+		PeerFiles:  PeerFiles{Mints: nonNil(tr.PeerFiles.Mints), Redeems: nonNil(tr.PeerFiles.Redeems), Fetches: nonNil(tr.PeerFiles.Fetches)},
+		Hooks:      Hooks{Denied: nonNil(tr.Hooks.Denied), Faults: nonNil(tr.Hooks.Faults), Seeds: nonNil(tr.Hooks.Seeds)}}
 	for _, inf := range tr.Inferences {
 		add(&out.Tokens.ProviderInput, inf.InputTokensActual)
 		add(&out.Tokens.ProviderOutput, inf.OutputTokensActual)

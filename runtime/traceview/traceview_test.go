@@ -13,7 +13,7 @@ import (
 // TestRenderGoldenCLI10 renders hand-written traces following capsule.md §6.
 func TestRenderGoldenCLI10(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"single", "multi", "asks", "asks-live"} {
+	for _, name := range []string{"single", "multi", "asks", "asks-live", "hooks"} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := Read(filepath.Join("testdata", name+".jsonl"))
 			if err != nil {
