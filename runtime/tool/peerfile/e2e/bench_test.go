@@ -115,10 +115,30 @@ func BenchmarkRedeem64MiB(b *testing.B) {
 // reports its resident set's growth during each fetch: the peak (VmHWM,
 // reset through clear_refs before the fetch) less VmRSS before it, the
 // largest over the runs.
+//
+// A fetch that did not store the whole file fails the benchmark: the tool's
+// answer must name benchSize bytes and the shared file's sha256, and the
+// stored file must hold that many bytes.
 func BenchmarkFetch64MiB(b *testing.B) {
-	_, _, fetcher, handle, _, _ := benchWorld(b)
+	_, _, fetcher, handle, _, path := benchWorld(b)
 	pid := fetcher.cmd.Process.Pid
-	fetcher.send(b, handle) // warm: the first fetch makes peer-in/ and the client
+	content, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := sum(content)
+	content = nil
+	fetch := func() {
+		text := fetcher.send(b, handle)
+		var f fetchData
+		if err := json.Unmarshal([]byte(text), &f); err != nil || f.Bytes != benchSize || f.SHA256 != want {
+			b.Fatalf("fetch-peer-file answered %q (%v), want %d bytes with sha256 %s", text, err, benchSize, want)
+		}
+		if fi, err := os.Stat(filepath.Join(fetcher.ready.Workdir, f.Path)); err != nil || fi.Size() != benchSize {
+			b.Fatalf("the fetched file %s: %v, want %d bytes", f.Path, err, benchSize)
+		}
+	}
+	fetch() // warm: the first fetch makes peer-in/ and the client
 	var grow int64
 	b.SetBytes(benchSize)
 	for b.Loop() {
@@ -128,7 +148,7 @@ func BenchmarkFetch64MiB(b *testing.B) {
 		}
 		before := status(b, pid, "VmRSS")
 		b.StartTimer()
-		fetcher.send(b, handle)
+		fetch()
 		b.StopTimer()
 		grow = max(grow, status(b, pid, "VmHWM")-before)
 		b.StartTimer()
