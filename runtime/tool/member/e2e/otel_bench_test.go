@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/otlptest"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -16,7 +17,9 @@ import (
 // benchmark runs). It reports the run's wall time (exec of mur run --roster
 // to its exit) and the CPU time of the launcher and every member (the
 // launcher reaps them, so its rusage holds theirs). The goal: under 5 %
-// apart. Run both in one go, interleaved (BENCHMARKS.md).
+// apart. Run both in one go, interleaved (BENCHMARKS.md). A run that made
+// fewer than 200 member calls, or with export on sent fewer than 200 spans,
+// fails.
 func BenchmarkFormation200CallsOTEL(b *testing.B) {
 	const workers, rounds = 20, 10
 	for _, mode := range []string{"off", "on"} {
@@ -59,7 +62,14 @@ func BenchmarkFormation200CallsOTEL(b *testing.B) {
 					b.Fatalf("%d member calls, want %d", n, workers*rounds)
 				}
 				if rcv != nil {
-					spans += len(rcv.Spans())
+					// Export on measured nothing unless every member call was
+					// exported: one span at least per call.
+					n := 0
+					testmur.Within(time.Minute, func() bool { n = len(rcv.Spans()); return n >= workers*rounds })
+					if n < workers*rounds {
+						b.Fatalf("export on, and the receiver got %d spans for %d member calls", n, workers*rounds)
+					}
+					spans += n
 				}
 			}
 			b.ReportMetric(median(wall), "wall-ms")
