@@ -175,6 +175,14 @@ func BenchmarkViewLag(b *testing.B) {
 		view.stop(b)
 		launcher.stop(b)
 
+		// A figure from an empty sample would read 0 ms: the run measured
+		// nothing unless the stream and the floor saw every call at least
+		// once, the page saw its arrows change and the view's memory was read.
+		b.Logf("%d stream samples, %d page samples, %d floor samples", len(stream.ms), len(page.ms), len(floor.ms))
+		if len(stream.ms) < benchCalls || len(floor.ms) < benchCalls || len(page.ms) == 0 || idleKiB == 0 || max(hwm, peakKiB) == 0 {
+			b.Fatalf("measured too little: %d stream and %d floor samples (want %d each), %d page samples, RSS idle %d KiB, peak %d KiB",
+				len(stream.ms), len(floor.ms), benchCalls, len(page.ms), idleKiB, max(hwm, peakKiB))
+		}
 		b.ReportMetric(took.Seconds(), "s-for-200-calls")
 		b.ReportMetric(stream.quantile(0.5), "ms-stream-p50")
 		b.ReportMetric(stream.quantile(0.99), "ms-stream-p99")
@@ -185,7 +193,6 @@ func BenchmarkViewLag(b *testing.B) {
 		b.ReportMetric(floor.quantile(1), "ms-floor-max")
 		b.ReportMetric(float64(idleKiB)/1024, "MiB-rss-idle")
 		b.ReportMetric(float64(max(hwm, peakKiB))/1024, "MiB-rss-peak")
-		b.Logf("%d stream samples, %d page samples, %d floor samples", len(stream.ms), len(page.ms), len(floor.ms))
 	}
 }
 
