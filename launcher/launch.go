@@ -36,6 +36,9 @@ type Config struct {
 	// MaxConnections is --max-connections, handed to every member's mur run;
 	// 0 leaves each door's default.
 	MaxConnections int
+	// Strict is --strict: a launch with warnings is refused (E-RUN-048)
+	// before any member starts, as the roster's strict: true does.
+	Strict bool
 
 	// The launcher's streams; the entry member shares them (LAUNCH-1 step 9).
 	// *os.File values are handed to the entry as they are.
@@ -103,6 +106,14 @@ func (l *launch) run(ctx context.Context) int {
 	for _, w := range warns {
 		l.stderr.line("[mur run] ", strings.TrimSuffix(w.Render(), "\n"))
 	}
+	if len(warns) > 0 && (l.cfg.Strict || f.Roster.Strict) {
+		creds.drop()
+		setBy := "--strict"
+		if !l.cfg.Strict {
+			setBy = "roster.yaml's strict: true"
+		}
+		return l.fail(diag.RunStrict(len(warns), setBy))
+	}
 	l.f, l.creds = f, creds
 	defer l.creds.drop()
 	l.procStart = l.cfg.ProcessStart(l.pid)
@@ -111,6 +122,19 @@ func (l *launch) run(ctx context.Context) int {
 	l.wg.Wait()
 	if len(l.procs) > 0 {
 		l.retention() // RET-2: every started member is reaped
+	}
+	// A formation that ran with warnings says last that its answer came
+	// despite them, so it never passes for a clean run.
+	if code == 0 && len(warns) > 0 {
+		codes := make([]diag.Code, len(warns))
+		for i, w := range warns {
+			codes[i] = w.Code
+		}
+		what := "the formation's answer"
+		if l.cfg.Task == nil {
+			what = "the formation's answers"
+		}
+		l.stderr.line("[mur run] ", strings.TrimSuffix(diag.RunDespite(what, codes).Render(), "\n"))
 	}
 	return code
 }

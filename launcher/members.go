@@ -7,6 +7,8 @@ import (
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/store"
+	"gopkg.in/yaml.v3"
 )
 
 // MemberWarnings loads every admitted member's installed murmur.yaml and
@@ -70,6 +72,64 @@ func MemberWarnings(f *roster.Formation, getenv func(string) string, cwd string,
 		if len(m.Callees) > 0 && !man.Capabilities.Network.Allow.ReachesDoors() {
 			out = append(out, diag.RunNoEgress(m.Name, m.Callees))
 		}
+		if len(m.Callees) == 0 && scriptsCallMember(man, choices) {
+			out = append(out, diag.RosCallsNoOne(m.Name))
+		}
+		if now, changed := store.SourceChanged(m.SourcePath, m.SHA256); changed {
+			alt := "mur run --roster " + diag.ShellWord(f.Roster.Dir) + " --reinstall"
+			out = append(out, diag.InMember(m.Name, diag.RegSourceChanged(m.Capsule, m.Version, m.Scope, m.SourcePath, m.SHA256, now, reinstallCommand(m.Scope, m.SourcePath), alt)))
+		}
 	}
 	return out
+}
+
+// reinstallCommand is the mur install that puts the source in dir into the
+// scope store again, replacing the bytes held there.
+func reinstallCommand(scope, dir string) string {
+	if scope == string(store.ScopeProject) {
+		return "mur install --force " + diag.ShellWord(dir)
+	}
+	return "mur install -g --force " + diag.ShellWord(dir)
+}
+
+// scriptsCallMember reports whether a scripted choice's script names
+// call-member in a tool call. Only the names are read; the member's
+// launch validates the script.
+func scriptsCallMember(man *manifest.Manifest, choices []manifest.DriverBlock) bool {
+	type calls struct {
+		Turns []struct {
+			ToolCalls []struct {
+				Name string `yaml:"name"`
+			} `yaml:"tool_calls"`
+		} `yaml:"turns"`
+	}
+	for _, c := range choices {
+		if c.Kind != manifest.KindScripted {
+			continue
+		}
+		data, err := os.ReadFile(man.ScriptPath(c))
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Rules    []calls `yaml:"rules"`
+			Fallback *calls  `yaml:"fallback"`
+		}
+		if yaml.Unmarshal(data, &s) != nil {
+			continue
+		}
+		if s.Fallback != nil {
+			s.Rules = append(s.Rules, *s.Fallback)
+		}
+		for _, r := range s.Rules {
+			for _, t := range r.Turns {
+				for _, tc := range t.ToolCalls {
+					if tc.Name == manifest.ToolCallMember {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }

@@ -73,7 +73,8 @@ func (r *StoreResolver) resolve(capsule, version string) (roster.Installed, erro
 	if m.Runtime != "" && m.Runtime != "capsule" {
 		return roster.Installed{}, &roster.UnreadableError{Why: "it declares runtime: " + m.Runtime + ", not a capsule"}
 	}
-	return roster.Installed{TreeDir: res.TreeDir, SHA256: res.SHA256, Facts: factsOf(m)}, nil
+	return roster.Installed{TreeDir: res.TreeDir, SHA256: res.SHA256, Facts: factsOf(m),
+		Scope: string(res.Scope), SourcePath: res.Meta.SourcePath}, nil
 }
 
 // Pin reads the project's murmur.lock once (ADM-1 6b).

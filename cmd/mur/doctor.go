@@ -28,19 +28,22 @@ var cmdDoctor = &command{
 	run:     runDoctor,
 }
 
-const doctorUsage = `Usage: mur doctor [--bind <addr>] [--json]
+const doctorUsage = `Usage: mur doctor [--bind <addr>] [--strict] [--json]
 
 Checks the project at or above the current directory without launching or
 writing anything: its murmur.yaml, each declared artifact against
 murmur.lock and the stores, each inference choice's credential, and whether
 the door could bind. In a directory holding roster.yaml and no murmur.yaml it
-checks the roster instead. Exits 1 when any check fails. --json prints the
-report as one JSON document instead (docs/json.md).`
+checks the roster instead. Exits 1 when any check fails, and with --strict
+(or a roster.yaml holding strict: true) also when there is any warning, as
+mur run --strict refuses to launch then. --json prints the report as one
+JSON document instead (docs/json.md).`
 
 func runDoctor(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "the `addr` the door would bind: an IP literal or localhost")
 	jsonOut := fs.Bool("json", false, "print the report as one JSON document (docs/json.md)")
+	strict := fs.Bool("strict", false, "exit 1 when there is any warning too")
 	rest, code, done := parseFlags(env, "doctor", doctorUsage, fs, args)
 	if done {
 		return code
@@ -61,8 +64,8 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	}
 	// DOC-1: a formation directory checks only its roster.
 	if doctorIsFile(filepath.Join(cwd, "roster.yaml")) && !doctorIsFile(filepath.Join(cwd, manifest.FileName)) {
-		code, doc := doctorFormationDir(ctx, env, out, cwd)
-		return doctorDone(env, *jsonOut, code, doc)
+		code, doc, rosterStrict := doctorFormationDir(ctx, env, out, cwd)
+		return doctorDone(env, out, *jsonOut, *strict || rosterStrict, code, doc)
 	}
 	project, ok := nearestManifestDir(cwd)
 	if !ok {
@@ -79,11 +82,16 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(out)
 	}
 	r.checkProject(env, cwd, project, store.Stores{ProjectDir: project, Home: home}, *bind)
-	return doctorDone(env, *jsonOut, r.finish(), r.doc)
+	return doctorDone(env, out, *jsonOut, *strict || r.roster.strict, r.finish(), r.doc)
 }
 
-// doctorDone prints the JSON report under --json and returns code.
-func doctorDone(env *Env, jsonOut bool, code int, doc doctorJSON) int {
+// doctorDone prints the JSON report under --json and returns code; under
+// strict, a report with warnings and no error says so and exits 1.
+func doctorDone(env *Env, out io.Writer, jsonOut, strict bool, code int, doc doctorJSON) int {
+	if strict && code == 0 && doc.Warned > 0 {
+		fmt.Fprintf(out, "\nStrict: %s count as errors, as mur run --strict would refuse this launch.\n", doctorCount(doc.Warned, "warning"))
+		code = 1
+	}
 	if jsonOut {
 		if err := writeJSON(env.Stdout, doc); err != nil {
 			return fail(env, "doctor", err)

@@ -16,7 +16,7 @@ import (
 // doctorFormationDir runs `mur doctor` in a formation directory (formations.md
 // DOC-1, DOC-2): dir holds roster.yaml and no murmur.yaml. It prints the whole
 // report to w and returns the exit code and the report for --json.
-func doctorFormationDir(ctx context.Context, env *Env, w io.Writer, dir string) (int, doctorJSON) {
+func doctorFormationDir(ctx context.Context, env *Env, w io.Writer, dir string) (int, doctorJSON, bool) {
 	fmt.Fprintf(w, "No murmur.yaml in %s: checking its roster.yaml. Run mur doctor in a member's source directory to check that member's artifacts.\n\n", dir)
 	res := doctorRosterBlock(ctx, env, w, dir)
 	fixes := append(append([]string{}, res.errFixes...), res.warnFixes...)
@@ -29,16 +29,16 @@ func doctorFormationDir(ctx context.Context, env *Env, w io.Writer, dir string) 
 		fmt.Fprintf(w, "0 checks passed, 0 errors found, %d %s.\n", res.warns, rosterPlural(res.warns, "warning"))
 	default:
 		fmt.Fprintln(w, "All checks passed.")
-		return 0, doc
+		return 0, doc, res.strict
 	}
 	fmt.Fprintln(w)
 	for _, h := range fixes {
 		fmt.Fprintf(w, "Fix: %s\n", h)
 	}
 	if res.errs > 0 {
-		return 1, doc
+		return 1, doc, res.strict
 	}
-	return 0, doc
+	return 0, doc, res.strict
 }
 
 // rosterResult is what the Roster block adds to doctor's tally: errors (0 or
@@ -47,6 +47,7 @@ type rosterResult struct {
 	errs, warns         int
 	errFixes, warnFixes []string
 	doc                 rosterJSON
+	strict              bool // the roster's strict: true
 }
 
 // rosterJSON is the Roster block in `mur doctor --json` (docs/json.md).
@@ -106,7 +107,7 @@ func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string) r
 	for _, wd := range ws {
 		res.warnFixes = append(res.warnFixes, wd.Hint)
 	}
-	res.warns = len(ws)
+	res.warns, res.strict = len(ws), f.Roster.Strict
 	res.doc.Admitted, res.doc.All, res.doc.RosterWarns = true, f.Roster.All, diagsJSON(ws)
 	for _, m := range f.Members {
 		res.doc.Members = append(res.doc.Members, rosterMemberJSON{Name: m.Name, Capsule: m.Capsule, Version: m.Version,

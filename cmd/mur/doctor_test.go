@@ -116,7 +116,7 @@ func TestDoctorNoProjectCLI14(t *testing.T) {
 		"error: invalid value 'example.com' for --bind: give an IP literal or localhost\nrun 'mur doctor --help' for usage\n", 2)
 	out, errOut, code = e.mur(t, "", "doctor", "extra")
 	expect(t, "doctor extra", out, errOut, code, "", "error: unexpected argument 'extra'\nrun 'mur doctor --help' for usage\n", 2)
-	if out, _, code := e.mur(t, "", "doctor", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur doctor [--bind <addr>] [--json]\n") {
+	if out, _, code := e.mur(t, "", "doctor", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur doctor [--bind <addr>] [--strict] [--json]\n") {
 		t.Errorf("doctor --help: %q %d", out, code)
 	}
 }

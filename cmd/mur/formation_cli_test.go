@@ -102,7 +102,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	installCrew(t, dir, home)
 	crew := filepath.Join(dir, "crew")
 	env, out, errb := frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
+	if code, _, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	want := "No murmur.yaml in " + crew + ": checking its roster.yaml. Run mur doctor in a member's source directory to check that member's artifacts.\n\n" +
@@ -120,7 +120,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	more := strings.Replace(string(text), "reachability:", "  - {name: a, capsule: crew-worker, version: \"0.1.0\"}\n  - {name: b, capsule: crew-worker, version: \"0.1.0\"}\nreachability:\n  - {from: a, to: [worker]}\n  - {from: b, to: [worker]}", 1)
 	os.WriteFile(rosterPath, []byte(more), 0o644)
 	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
+	if code, _, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	// a and b run crew-worker, which declares no localhost egress: each is
@@ -139,7 +139,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	// A refused roster: ✗ in the block, the code on stderr, exit 1.
 	os.WriteFile(rosterPath, []byte(strings.Replace(string(text), "to: [worker]", "to: [worker]\n  - from: worker\n    to: [lead]", 1)), 0o644)
 	env, out, errb = frmEnv(map[string]string{"MURMUR_HOME": home})
-	if code, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 1 {
+	if code, _, _ := doctorFormationDir(context.Background(), env, env.Stdout, crew); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	msg := "roster.yaml: the reachability rule from 'worker' lists the entry member 'lead' in `to`, but the entry member is never called: it runs the formation's own task from launch until the formation ends"

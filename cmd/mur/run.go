@@ -53,7 +53,7 @@ type runFlags struct {
 	task, workdir, bind, acceptance, afterTask               string
 	deadline, inherited, systemPrompt                        string
 	port, maxConns                                           int
-	jsonOut, verbose, noEnvFile                              bool
+	jsonOut, verbose, noEnvFile, strict                      bool
 	set                                                      map[string]bool
 }
 
@@ -93,6 +93,7 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	fs.StringVar(&f.deadline, "deadline", "", "end the session at an RFC 3339 time or after a duration")
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace every system prompt source (empty clears)")
 	fs.BoolVar(&f.noEnvFile, "no-env-file", false, "do not load .env")
+	fs.BoolVar(&f.strict, "strict", false, "refuse to launch when there is any warning")
 	fs.StringVar(&f.capsuleSHA, "capsule-sha256", "", "(hidden) the sha256 admission bound")
 	fs.StringVar(&f.storeRoot, "store-root", "", "(hidden) the project directory whose store serves the capsule")
 	fs.StringVar(&f.inherited, "inherited-deadline", "", "(hidden) an inherited deadline in Unix ms")
@@ -250,6 +251,17 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 	if err != nil {
 		return refuse(diag.RunBind(f.bind, port, bindErrText(err)))
 	}
+	if f.strict {
+		// The open door's warning is Serve's to print; --strict counts it
+		// and prints it here, as Serve never runs.
+		if !capsule.IsLoopback(f.bind) && l.Manifest.Network.Authentication == nil {
+			l.Warnings = append(l.Warnings, diag.SecOpenDoor(f.bind))
+		}
+		if len(l.Warnings) > 0 {
+			ln.Close()
+			return refuse(diag.RunStrict(len(l.Warnings), "--strict"))
+		}
+	}
 	if cfg.Home, err = murhome.Home(env.Getenv); err != nil {
 		ln.Close()
 		return refuse(err)
@@ -267,6 +279,16 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		fmt.Fprint(cfg.Stderr, diag.RunCallNotCompleted(mc.Member, mc.CallID, mc.Status, traceview.Cut(mc.Output)).Render())
 	}
 	if res.ExitStatus == session.StatusOK {
+		// A run with warnings says last that its answer came despite them;
+		// a formation's entry leaves that to its launcher, which knows all
+		// the members' warnings.
+		if len(l.Warnings) > 0 && env.Getenv("MURMUR_FORMATION_ID") == "" {
+			codes := make([]diag.Code, len(l.Warnings))
+			for i, w := range l.Warnings {
+				codes[i] = w.Code
+			}
+			fmt.Fprint(cfg.Stderr, diag.RunDespite("this answer", codes).Render())
+		}
 		return 0
 	}
 	fmt.Fprint(cfg.Stderr, diag.RunTaskEnded(res.ExitStatus, session.BareReason(res.Text), traceShowCommand(res.SessionID, res.Workdir), res.RecordsDir).Render())

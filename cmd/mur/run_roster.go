@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
+	"github.com/murmur-go/mur/runtime/store"
 )
 
 var runRosterUsage = fmt.Sprintf(`Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
@@ -34,7 +35,9 @@ Flags:
   --verbose, -v                the entry member's verbose startup lines
   --no-env-file                no member loads .env
   --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)
-  --max-connections <N>        every member's door cap on connections open at once (default %d)`, door.DefaultMaxConnections)
+  --max-connections <N>        every member's door cap on connections open at once (default %d)
+  --strict                     refuse to launch when there is any warning (roster.yaml: strict: true)
+  --reinstall                  first install again each member whose source directory changed since it was installed`, door.DefaultMaxConnections)
 
 // runFlagsNotWithRoster are the mur run flags --roster refuses (LAUNCH-6, LAUNCH-9).
 var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "capsule-sha256", "store-root",
@@ -42,7 +45,7 @@ var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "
 	"lifecycle-after-task", "workdir", "bind", "port", "explain-scope", "containment", "forget-session"}
 
 // rosterFlagNames are the flags parseRosterFlags reads, for did-you-mean.
-var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help"}
+var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help", "strict", "reinstall", "max-connections"}
 
 // rosterFlags are the flags of `mur run --roster` (LAUNCH-6).
 type rosterFlags struct {
@@ -54,6 +57,8 @@ type rosterFlags struct {
 	deadline  time.Time
 	maxConns  int // 0: the door's default
 	help      bool
+	strict    bool
+	reinstall bool
 }
 
 // parseRosterFlags reads the arguments after "run". --roster takes an
@@ -95,7 +100,7 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 				return f, err
 			}
 			f.task = &v
-		case "json", "verbose", "v", "no-env-file", "h", "help":
+		case "json", "verbose", "v", "no-env-file", "h", "help", "strict", "reinstall":
 			if inline != nil {
 				return f, usagef("--%s takes no value", name)
 			}
@@ -106,6 +111,10 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 				f.verbose = true
 			case "no-env-file":
 				f.noEnvFile = true
+			case "strict":
+				f.strict = true
+			case "reinstall":
+				f.reinstall = true
 			default:
 				f.help = true
 			}
@@ -201,7 +210,12 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	sigs := make(chan os.Signal, 4) // a few signals may arrive before the launcher reads them
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	cfg := launcher.Config{RosterPath: path, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home),
+	if f.reinstall {
+		if err := reinstallChanged(env, path, home); err != nil {
+			return fail(env, "run", err)
+		}
+	}
+	cfg := launcher.Config{RosterPath: path, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home), Strict: f.strict,
 		Home: home, Self: self, Cwd: cwd, Environ: os.Environ(),
 		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline, MaxConnections: f.maxConns,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
@@ -241,4 +255,42 @@ func runningFormations(home string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// reinstallChanged is --reinstall: every member capsule whose source
+// directory (meta.json's source_path) has changed since it was installed is
+// installed again from it, into the store it was found in, before the
+// launch reads the stores. A roster that does not admit is left to the
+// launch to report.
+func reinstallChanged(env *Env, rosterPath, home string) error {
+	ss := store.Stores{ProjectDir: roster.ProjectDir(rosterPath), Home: home}
+	f, _, err := roster.Admit(rosterPath, launcher.NewStoreResolver(ss.ProjectDir, home))
+	if err != nil {
+		return nil
+	}
+	done := map[string]bool{}
+	for _, m := range f.Members {
+		id := m.Capsule + "@" + m.Version
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		if _, changed := store.SourceChanged(m.SourcePath, m.SHA256); !changed {
+			continue
+		}
+		man, warnings, err := manifest.LoadArtifact(m.SourcePath)
+		printWarnings(env.Stderr, warnings)
+		if err != nil {
+			return err
+		}
+		if man.Name != m.Capsule || man.Version != m.Version {
+			return fmt.Errorf("--reinstall: %s, installed as %s, now declares %s@%s; install it with mur install", m.SourcePath, id, man.Name, man.Version)
+		}
+		r, err := ss.InstallForce(m.SourcePath, store.ArtifactID{Name: m.Capsule, Version: m.Version, Runtime: man.Kind()}, store.Scope(m.Scope))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "[mur run] reinstalled %s from %s into the %s store: sha256:%s → sha256:%s\n", id, m.SourcePath, r.Scope, m.SHA256, r.SHA256)
+	}
+	return nil
 }

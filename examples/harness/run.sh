@@ -86,8 +86,13 @@ WRAP
 fi
 
 cd "$here/$dialect"
-for member in "../$lead" ../worker; do
-	"$mur" install --force "$member" >/dev/null   # into ./.murmur/artifacts, pinned in ./murmur.lock
-done
+# The first run installs the members into ./.murmur/artifacts, pinned in
+# ./murmur.lock; --reinstall installs again, before the launch, each member
+# edited since.
+if [ ! -f murmur.lock ]; then
+	for member in "../$lead" ../worker; do
+		"$mur" install "$member" >/dev/null
+	done
+fi
 HOME=$tmp/home PATH=$tmp/bin:$PATH ANTHROPIC_BASE_URL=$url CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-	"$mur" run --roster . --task "$task"
+	"$mur" run --roster . --reinstall --task "$task"

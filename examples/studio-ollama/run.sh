@@ -19,8 +19,11 @@ go build -o bin/mur ./cmd/mur
 mur="$root/bin/mur"
 
 cd "$here"
-for member in planner coder reviewer; do
-	# --force: a member edited since the last run replaces its pin in murmur.lock
-	"$mur" install --force "$member" >/dev/null
-done
-exec "$mur" run --roster . --task "$task"
+# The first run installs the members; --reinstall installs again, before
+# the launch, each member edited since.
+if [ ! -f murmur.lock ]; then
+	for member in planner coder reviewer; do
+		"$mur" install "$member" >/dev/null
+	done
+fi
+exec "$mur" run --roster . --reinstall --task "$task"

@@ -28,6 +28,10 @@ type Installed struct {
 	TreeDir string // <store>/<capsule>/<version>/tree
 	SHA256  string // 64 lowercase hex, recomputed from the tree
 	Facts   Facts
+	// Scope is the store it was found in ("project" or "global") and
+	// SourcePath the directory it was installed from; both "" when the
+	// resolver does not know.
+	Scope, SourcePath string
 }
 
 // Pin is murmur.lock's entry for a capsule (BIND-3).

@@ -36,6 +36,9 @@ type Roster struct {
 	// Cancel is the roster's cancel option (ours, issue 12): CancelOff, the
 	// default, or CancelCascade.
 	Cancel string
+	// Strict is the roster's strict: true: a launch with warnings is
+	// refused, as with mur run --strict.
+	Strict bool
 }
 
 // The values of cancel. Under cascade, a calling task that ends without

@@ -35,7 +35,7 @@ var memberName = regexp.MustCompile(memberNameSyntax)
 // order E-ROS-001's unknown-key message lists them. fields reads its keys
 // from here, so Keys lists exactly what parse accepts.
 var mappings = map[string][]string{
-	"":               {"roster_version", "members", "reachability", "cancel"},
+	"":               {"roster_version", "members", "reachability", "cancel", "strict"},
 	"members[]":      {"name", "capsule", "version", "entry"},
 	"reachability[]": {"from", "to"},
 }
@@ -104,6 +104,12 @@ func parse(data []byte) (*Roster, error) {
 	}
 	if r.Cancel, err = parseCancel(top["cancel"]); err != nil {
 		return nil, err
+	}
+	if n := top["strict"]; !isNull(n) {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			return nil, shape(n, "strict", "", faultNotBool)
+		}
+		r.Strict = strings.EqualFold(n.Value, "true")
 	}
 	return r, nil
 }

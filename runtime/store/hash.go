@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/manifest"
 )
 
 // skipped reports whether a directory entry is neither copied nor hashed
@@ -193,4 +194,23 @@ func isHex64(s string) bool {
 		return false
 	}
 	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// SourceChanged reports whether the directory an artifact was installed
+// from (meta.json's source_path) now hashes to other bytes than installed,
+// the sha256 the store holds; now is its hash then. A source that is gone,
+// holds no murmur.yaml or cannot be hashed is not reported: it is no
+// longer the artifact's source.
+func SourceChanged(source, installed string) (now string, changed bool) {
+	if source == "" {
+		return "", false
+	}
+	if fi, err := os.Stat(filepath.Join(source, manifest.FileName)); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	sum, err := Hash(source)
+	if err != nil || sum == installed {
+		return sum, false
+	}
+	return sum, true
 }
