@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/driver/scripted"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/store"
@@ -170,9 +171,11 @@ func installDir(env *Env, ss store.Stores, dir string, global, force bool) ([]st
 		return nil, err
 	}
 	// A capsule whose system prompt or script cannot be read would install
-	// and then fail at every run: refuse it here, as mur run would.
+	// and then fail at every run: refuse it here, as mur run would. Only
+	// files inside dir are looked for; one outside is never installed, and
+	// mur run refuses it as outside the installed capsule.
 	if m.Kind() == "capsule" && m.Inference != nil {
-		if err := checkPromptAndScripts(m); err != nil {
+		if err := checkOwnFiles(m, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -190,6 +193,32 @@ func installDir(env *Env, ss store.Stores, dir string, global, force bool) ([]st
 		return nil, err
 	}
 	return []store.Resolved{r}, nil
+}
+
+// checkOwnFiles is checkPromptAndScripts for the files of m that lie inside
+// dir, the directory being installed, and are installed with it.
+func checkOwnFiles(m *manifest.Manifest, dir string) error {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	inside := func(p string) bool {
+		rel, err := filepath.Rel(root, p)
+		return err == nil && store.Copied(filepath.ToSlash(rel))
+	}
+	if p := m.SystemPromptPath(); p != "" && inside(p) {
+		if _, err := os.ReadFile(p); err != nil {
+			return diag.RunUnreadable(p, doctorErrText(err)).WithErr(err)
+		}
+	}
+	for _, c := range m.Inference.Choices() {
+		if p := m.ScriptPath(c); c.Kind == manifest.KindScripted && inside(p) {
+			if _, err := scripted.Load(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // installDeclared is `mur install`: the project manifest's artifacts[].

@@ -25,6 +25,19 @@ func skipped(name string, root bool) bool {
 	return name == ".git" || name == ".murmur" || name == ".env" || root && name == "murmur.lock"
 }
 
+// Copied reports whether the file at rel, a slash-separated path relative
+// to an artifact's directory, is copied into the store when it is
+// installed (STORE-4): no component of it is skipped.
+func Copied(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		if skipped(p, i == 0) || p == ".." {
+			return false
+		}
+	}
+	return true
+}
+
 // entry is one canonical-tar entry.
 type entry struct {
 	rel  string // slash-separated, relative to the root

@@ -82,9 +82,10 @@ func TestBrokenRosterLifecycle(t *testing.T) {
 	code = l.wait(t)
 	stderr := l.stderr.String()
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if code != 0 || len(lines) < 3 || lines[0] != "[mur run] "+w019 || lines[1] != "[mur run] "+w002 {
+	if code != 0 || len(lines) < 4 || lines[0] != "[mur run] "+w019 || lines[1] != "[mur run] "+w002 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
+	lines = despite(t, lines, "W-SEC-019, W-ROS-002")
 	last := lines[len(lines)-1]
 	if !strings.HasPrefix(last, "warning[W-RUN-009]: the task's call mcl_") ||
 		!strings.Contains(last, " to member 'worker' ended ") || !strings.Contains(last, "worker's door") {
@@ -135,9 +136,10 @@ network:
 	code = l.wait(t)
 	stderr := l.stderr.String()
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if code != 0 || lines[0] != "[mur run] "+w008 {
+	if code != 0 || len(lines) < 2 || lines[0] != "[mur run] "+w008 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
+	lines = despite(t, lines, "W-RUN-008")
 	want := "warning[W-RUN-009]: the task's call %s to member 'worker' ended failed: 'worker' could not be called: this capsule's capabilities.network.allow does not reach its door."
 	last := lines[len(lines)-1]
 	var call string
@@ -148,4 +150,21 @@ network:
 		!strings.Contains(show, "— 'worker' could not be called: this capsule's capabilities.network.allow does not reach its door.") {
 		t.Errorf("mur trace show lacks the refused call's reason:\n%s", show)
 	}
+}
+
+// despite checks that the launch's last stderr line says the answer came
+// despite the launch's warnings (codes, as the line lists them) and returns
+// the lines before it.
+func despite(t *testing.T, lines []string, codes string) []string {
+	t.Helper()
+	n := strings.Count(codes, ",") + 1
+	noun := "warnings"
+	if n == 1 {
+		noun = "warning"
+	}
+	want := fmt.Sprintf("[mur run] warning[W-RUN-010]: the formation's answer came despite %d %s printed at launch (%s); mur doctor explains each, and --strict refuses such a run", n, noun, codes)
+	if last := lines[len(lines)-1]; last != want {
+		t.Errorf("the launch's last stderr line = %q, want %q", last, want)
+	}
+	return lines[:len(lines)-1]
 }
