@@ -148,3 +148,23 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestRunStrictCapsule: one capsule with a warning (a misspelt key) answers
+// and says last that the answer came despite it; --strict refuses it.
+func TestRunStrictCapsule(t *testing.T) {
+	t.Parallel()
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: typo\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: script.yaml}}\nlifecyle: {after_task: exit}\n",
+		"script.yaml": "script_version: 1\nrules:\n  - match: {always: true}\n    turns: [{text: done}]\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "x")
+	want := "warning[W-RUN-010]: this answer came despite 1 warning printed at launch (W-SEC-019); mur doctor explains each, and --strict refuses such a run"
+	if code != 0 || !strings.HasSuffix(stdout, "done\nstatus:  ok\n") || lastLine(stderr) != want {
+		t.Errorf("run = %d\nstdout %s\nstderr %s\nwant the last stderr line %q", code, stdout, stderr, want)
+	}
+	stdout, stderr, code = e.run(t, "--capsule", e.dir, "--task", "x", "--strict")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "warning[W-SEC-019]: unrecognized key 'lifecyle'") ||
+		!strings.HasSuffix(stderr, "error[E-RUN-048]: --strict refuses a launch with warnings, and this one has 1 warning (above)\n  hint: fix each warning, or run without --strict\n") {
+		t.Errorf("run --strict = %d\nstdout %q\nstderr %s", code, stdout, stderr)
+	}
+}
