@@ -58,7 +58,7 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 					return
 				}
 				l.peerFetchAllow = list
-			}}}) {
+			}}, {key: "max_bytes", fn: func(d string, v *yaml.Node) { c.PeerFetch.MaxBytes, _ = l.size(d, v) }}}) {
 				return
 			}
 			if !l.present(d+".allow") && l.peerFetchAllow == nil {

@@ -46,6 +46,9 @@ func applyDefaults(m *Manifest, present func(dotted string) bool) {
 	if e := m.Exports.PeerFiles; e != nil && !e.TTLDeclared {
 		e.MaxTTL = DefaultPeerFilesTTL
 	}
+	if c := m.Capabilities.PeerFetch; c != nil && !present("capabilities.peer_fetch.max_bytes") {
+		c.MaxBytes = DefaultExportMaxBytes
+	}
 	if e := m.Exports.Files; e != nil && !present("exports.files.max_bytes") {
 		e.MaxBytes = DefaultExportMaxBytes
 	}

@@ -168,7 +168,8 @@ type Plan struct {
 
 // PeerFetch is capabilities.peer_fetch; Allow is non-empty.
 type PeerFetch struct {
-	Allow AllowList
+	Allow    AllowList
+	MaxBytes int64 // the most a fetch receives; default 10Mi
 }
 
 // Install is capabilities.install (tools.md PULL): entries are full names or

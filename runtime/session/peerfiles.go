@@ -36,7 +36,7 @@ func (s *Session) buildPeerFiles() map[string]tool.Tool {
 	}
 	if pf := m.Capabilities.PeerFetch; pf != nil {
 		out[tool.NameFetchPeerFile] = peerfile.Fetch(peerfile.FetchConfig{
-			Workdir: s.workdir, Allow: pf.Allow, Name: m.Name, URL: s.url, Client: client,
+			Workdir: s.workdir, Allow: pf.Allow, Name: m.Name, URL: s.url, Client: client, MaxBytes: pf.MaxBytes,
 		})
 	}
 	return out

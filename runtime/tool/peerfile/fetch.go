@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -33,12 +34,27 @@ type FetchConfig struct {
 	URL  string
 	// Client sends the redeem (nil: NewClient()).
 	Client *http.Client
+	// MaxBytes is capabilities.peer_fetch.max_bytes: a body past it is
+	// refused too_large (<= 0: manifest.DefaultExportMaxBytes).
+	MaxBytes int64
+	// Idle bounds the wait for the body's next byte (<= 0: FetchIdle).
+	Idle time.Duration
 }
+
+// FetchIdle is how long a fetch waits for the next byte of a body before it
+// gives up on a stalled peer.
+const FetchIdle = 30 * time.Second
 
 // Fetch is fetch-peer-file (PFILE-4).
 func Fetch(cfg FetchConfig) tool.Tool {
 	if cfg.Client == nil {
 		cfg.Client = NewClient()
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = manifest.DefaultExportMaxBytes
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = FetchIdle
 	}
 	return &fetchTool{cfg: cfg}
 }
@@ -67,7 +83,8 @@ const maxRefusal = 64 << 10
 // Call checks peer against capabilities.peer_fetch.allow before any
 // connection, redeems the handle with this capsule's audience, streams the
 // body to a temporary file in peer-in/ while hashing it, and keeps it only
-// when the hash is the etag's. Every outcome past the input checks writes
+// when the hash is the etag's. A body over max_bytes (declared or streamed)
+// and one that stalls past the idle bound leave nothing in peer-in/. Every outcome past the input checks writes
 // one peer_file_fetch (PFILE-6); the handle is recorded only by its id.
 func (t *fetchTool) Call(ctx context.Context, cc *tool.CallContext, input json.RawMessage) tool.Result {
 	name := tool.NameFetchPeerFile
@@ -100,6 +117,8 @@ func (t *fetchTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 	if !ok {
 		return fail(peerplane.CodeIOError, "this capsule has no door address to name itself by", "no door URL")
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+peerplane.Path+"/"+url.PathEscape(handle), nil)
 	if err != nil {
 		return fail(peerplane.CodeIOError, "the request could not be built", err.Error())
@@ -120,9 +139,22 @@ func (t *fetchTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 	if m == nil {
 		return fail(codeEtagMismatch, "the peer's answer carries no sha256 etag", "no sha256 etag on the 200")
 	}
+	max := t.cfg.MaxBytes
+	if resp.ContentLength > max {
+		return fail(peerplane.CodeTooLarge, fmt.Sprintf("the file is %d bytes, over capabilities.peer_fetch.max_bytes %d; nothing was stored", resp.ContentLength, max),
+			fmt.Sprintf("content-length %d over max_bytes %d", resp.ContentLength, max))
+	}
 	stored := InboxDir + "/" + id + "-" + sanitise(handle)
-	n, sum, ferr := store(t.cfg.Workdir, path.Base(stored), resp.Body, resp.ContentLength, m[1])
+	body := newIdleReader(resp.Body, t.cfg.Idle, func() { stop(errStalled) })
+	defer body.stop()
+	n, sum, ferr := store(t.cfg.Workdir, path.Base(stored), body, resp.ContentLength, max, m[1])
 	switch {
+	case errors.Is(ferr, errTooLarge):
+		return fail(peerplane.CodeTooLarge, fmt.Sprintf("the peer sent more than capabilities.peer_fetch.max_bytes %d; nothing was stored", max),
+			fmt.Sprintf("the body ran past max_bytes %d", max))
+	case errors.Is(context.Cause(ctx), errStalled):
+		why := fmt.Sprintf("the peer sent nothing for %s after %d bytes", t.cfg.Idle, n)
+		return fail(peerplane.CodeIOError, why+"; nothing was stored", why)
 	case errors.Is(ferr, errMismatch):
 		return fail(codeEtagMismatch, "the bytes received do not hash to the peer's etag; nothing was stored",
 			fmt.Sprintf("%d bytes hash to %s, the etag says %s", n, sum, m[1]))

@@ -179,14 +179,14 @@ func TestFetchStreams(t *testing.T) {
 	t.Parallel()
 	var w countingWriter
 	src := io.LimitReader(zeros{}, 8<<20)
-	n, _, err := receive(&w, src, 8<<20)
+	n, _, err := receive(&w, src, 8<<20, 8<<20)
 	if err != nil || n != 8<<20 {
 		t.Fatalf("receive = %d, %v", n, err)
 	}
 	if w.max > copyBuffer {
 		t.Errorf("a write of %d bytes: the body was buffered beyond %d", w.max, copyBuffer)
 	}
-	if _, _, err := receive(&w, strings.NewReader("short"), 10); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, _, err := receive(&w, strings.NewReader("short"), 10, 10); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a short body: %v", err)
 	}
 }

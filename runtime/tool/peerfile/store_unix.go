@@ -18,7 +18,7 @@ import (
 // temporary file created there with O_EXCL|O_NOFOLLOW, and only when their
 // digest is want does the file take its name (renameat), replacing an
 // earlier fetch of the same handle. Nothing is left on any failure.
-func store(workdir, name string, body io.Reader, size int64, want string) (int64, string, error) {
+func store(workdir, name string, body io.Reader, size, max int64, want string) (int64, string, error) {
 	wd, err := unix.Open(workdir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, "", fmt.Errorf("open the workdir: %w", err)
@@ -50,7 +50,7 @@ func store(workdir, name string, body io.Reader, size int64, want string) (int64
 			_ = unix.Unlinkat(dir, tmp, 0)
 		}
 	}()
-	n, sum, err := receive(f, body, size)
+	n, sum, err := receive(f, body, size, max)
 	switch {
 	case err != nil:
 		return n, sum, fmt.Errorf("receive: %w", err)
