@@ -216,6 +216,23 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 			r.fail(check, err, false)
 			continue
 		}
+		if a.Runtime == "hook" { // its contract, checked again as staging does
+			am, err := store.ReadArtifact(res.TreeDir)
+			if err != nil {
+				r.fail(check, err, false)
+				continue
+			}
+			if am.Hook == nil {
+				r.fail(check, fmt.Errorf("declared runtime: hook, but the installed artifact is a %s", am.Kind()), false)
+				continue
+			}
+			binding := am.Hook.Binding
+			if binding == "" {
+				binding = "every event"
+			}
+			r.pass(fmt.Sprintf("%s (%s store; hook: %s, %s, commit_policy %s)", check, res.Scope, binding, am.Hook.ExecutionMode, am.Hook.CommitPolicy))
+			continue
+		}
 		r.pass(fmt.Sprintf("%s (%s store)", check, res.Scope))
 	}
 

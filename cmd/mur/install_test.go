@@ -236,3 +236,27 @@ func TestInstallGlobalKeepsStoredBytes(t *testing.T) {
 		`{"installed":[{"name":"tool-edit","version":"1.0.0","runtime":"tool","sha256":"`+one+`","scope":"global",`+
 			`"replaced":{"sha256":"`+two+`","source_path":"`+srcB+`","broken_pins":[]}}]}`+"\n", "", 0)
 }
+
+// TestDoctorListsHooks: mur install takes a hook artifact like a native
+// tool, and mur doctor lists each hook entry with its binding, execution
+// mode and commit_policy.
+func TestDoctorListsHooks(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{
+		"src/guard/murmur.yaml": "name: guard\nversion: 1.0.0\nruntime: hook\nimplementation: native\ncommand: hook.sh\nbinding: on-shell\ncommit_policy: deny\n",
+		"src/guard/hook.sh":     "#!/bin/sh\n",
+		"proj/murmur.yaml":      projectManifest + "artifacts:\n  - {name: guard, version: 1.0.0, runtime: hook}\n",
+		"proj/script.yaml":      "script_version: 1\nrules: []\n",
+	})
+	if _, errOut, code := e.mur(t, "src", "install", "guard", "-g"); code != 0 {
+		t.Fatalf("install -g: %s", errOut)
+	}
+	if _, errOut, code := e.mur(t, "proj", "install"); code != 0 {
+		t.Fatalf("install: %s", errOut)
+	}
+	out, errOut, code := e.mur(t, "proj", "doctor")
+	if code != 0 || !strings.Contains(out, "✓ artifact guard@1.0.0 (project store; hook: on-shell, blocking, commit_policy deny)\n") {
+		t.Errorf("mur doctor = %d\n%s%s", code, out, errOut)
+	}
+}
