@@ -46,9 +46,10 @@
 //
 // # Example
 //
+// ExampleRun judges an in-process mur door. From a command:
+//
 //	results := conformance.Run(ctx, conformance.Config{URL: "http://127.0.0.1:41873", Token: tok})
 //	conformance.Write(os.Stdout, results) // PASS card.fetch  The Agent Card is served … / 41 passed, 0 failed
-//	conformance.Tally(results).Failed   // what `mur conformance` exits 1 on
 //
 // In a Go test, RunT runs each check as a subtest:
 //

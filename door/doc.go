@@ -4,23 +4,11 @@
 // door's own Prometheus registry at GET /metrics.
 //
 // The door never runs a task: it validates each request and answers it from
-// the session's task table (Registry, satisfied by *task.Registry), which the
+// the session's task table (Registry, satisfied by *tasktable.Registry), which the
 // runtime pulls work from.
 //
-// # Example
-//
-//	reg, _ := task.New(task.Config{Acceptance: task.ModeQueue, QueueDepth: 4})
-//	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-//	tokens, _ := door.MintTokens(nil) // operator only
-//	d, err := door.New(door.Config{
-//		Registry:   reg,
-//		Card:       agentcard.Config{Name: "coder", Version: "1.2.0", URL: "http://" + ln.Addr().String()},
-//		Acceptance: task.ModeQueue,
-//		SessionID:  "ses_…",
-//		Auth:       &door.Auth{Realm: "coder", Tokens: tokens},
-//	})
-//	go d.Serve(ln)
-//	defer d.Shutdown(ctx)
+// ExampleNew serves a public door on a loopback port and sends it a
+// message.
 //
 // # Goroutines
 //

@@ -24,16 +24,9 @@
 //
 // # Example
 //
-//	c, err := client.New(client.Config{BaseURL: "http://127.0.0.1:41873", Token: tok,
-//		RequestTimeout: 5 * time.Second})
-//	if err != nil { … }
-//	resp, err := c.SendMessage(ctx, a2a.SendMessageRequest{
-//		Message:       a2a.Message{MessageID: "m-1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hi")}},
-//		Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
-//	}, client.WithTaskOrigin(a2a.OriginPeer, a2a.TrustUntrusted))
-//	switch {
-//	case client.IsNoAnswer(err): // count it toward "unreachable"
-//	case errors.Is(err, a2a.ErrTaskNotFound): …
-//	}
+// ExampleClient_SendMessage sends a message to a door, reads the task back
+// and tells a door that did not answer (IsNoAnswer, Classify) from one that
+// refused. Streams are ranged over:
+//
 //	for ev, err := range c.SubscribeToTask(ctx, a2a.SubscribeToTaskRequest{ID: resp.Task.ID}) { … }
 package client

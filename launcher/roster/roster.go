@@ -5,6 +5,8 @@
 //
 // # Example
 //
+// ExampleLoad loads a roster and a broken one. A command finds and admits:
+//
 //	path, err := roster.Locate(cwd, "crew") // --roster crew
 //	if err != nil { return err }           // E-ROS-001
 //	f, warns, err := roster.Admit(path, resolver)
