@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/session"
@@ -51,6 +52,18 @@ type Config struct {
 	Abort <-chan struct{}
 	// StopGrace bounds the wind-down after ctx ends; 0 is SES-8's 20 s.
 	StopGrace time.Duration
+	// Serving, when set, is told where the capsule serves once its door
+	// does and its running record is written, before it is announced: an
+	// in-process caller's readiness line.
+	Serving func(Serving)
+}
+
+// Serving is a capsule whose door serves.
+type Serving struct {
+	URL, SessionID, Workdir, RecordsDir string
+	// Tokens are the door's tokens under network.authentication, the
+	// operator's first; none on a public door.
+	Tokens []door.Token
 }
 
 // Result is how a served capsule ended.
@@ -120,6 +133,9 @@ func Serve(ctx context.Context, l *session.Launch, ln net.Listener, cfg Config) 
 		return Result{}, err
 	}
 	writeRunning(c.stderr, sess, l, cfg.Home, url, tokens)
+	if cfg.Serving != nil {
+		cfg.Serving(Serving{URL: url, SessionID: sess.ID(), Workdir: sess.Workdir(), RecordsDir: sess.RecordsDir(), Tokens: tokens})
+	}
 	announce(c.stdout, cfg.JSON, cfg.Verbose, sess, l, url)
 
 	done := make(chan session.Result, 1) // buffered: Run's goroutine never blocks
