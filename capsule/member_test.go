@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/internal/capsuletest"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
@@ -124,5 +127,90 @@ func TestCallMemberFailed(t *testing.T) {
 	}
 	if cont := tracetest.Continuation(t, ld.RecordsDir, 1); !strings.Contains(cont, "[call-member] No answer came from: worker (call ") {
 		t.Errorf("continuation = %q", cont)
+	}
+}
+
+// TestCallMemberBusy: a worker that is full (one task running, one queued,
+// lifecycle.queue_depth 1) turns the lead's call away busy; the call keeps
+// being offered, and once the worker is free an offer is taken and the call
+// ends completed (CALL-7, CALL-8, CALL-9).
+func TestCallMemberBusy(t *testing.T) {
+	t.Parallel()
+	world := newWorld(t)
+	frm := capsuletest.NewFormation(t)
+	wk := world.start(t, spec{name: "worker", extra: peerExtra + authenticated,
+		script: "script_version: 1\nrules:\n  - match: {contains: \"BLOCK\"}\n    turns:\n      - {delay_ms: 600000, text: \"unblocked\"}\nfallback:\n  turns:\n    - text: \"worker did: {{task}}\"\n"},
+		nil, frm.Member(t, "worker"))
+	door := wk.Client(t)
+	send := func(text string) a2a.Task {
+		t.Helper()
+		resp, err := door.SendMessage(t.Context(), a2a.SendMessageRequest{
+			Message:       a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text)}},
+			Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true},
+		})
+		if err != nil || resp.Task == nil {
+			t.Fatalf("SendMessage %s: %v", text, err)
+		}
+		return *resp.Task
+	}
+	block := send("BLOCK")
+	testmur.WaitEvent(t, wk.RecordsDir, "task_start", time.Minute) // BLOCK is at work
+	if q := send("QUEUED"); q.Status.State != a2a.TaskStateSubmitted {
+		t.Fatalf("the QUEUED task is %s, want it queued", q.Status.State)
+	}
+	ld := world.start(t, lead("worker"), ptr("build it"), frm.Member(t, "lead", capsuletest.Callee{Name: "worker", Capsule: wk}))
+	testmur.WaitEvent(t, ld.RecordsDir, "member_call_busy", time.Minute)
+	if _, err := door.CancelTask(t.Context(), a2a.CancelTaskRequest{ID: block.ID}); err != nil {
+		t.Fatalf("CancelTask BLOCK: %v", err)
+	}
+	if res := ld.Wait(t); res.Err != nil || res.ExitStatus != "ok" {
+		t.Fatalf("lead ended %+v\nstderr:\n%s", res, ld.Stderr)
+	}
+	recs := tracetest.Records(t, ld.RecordsDir)
+	if out := tracetest.ToolOutputs(t, recs, "call-member"); len(out) != 1 || !strings.Contains(out[0], `"status":"busy"`) {
+		t.Errorf("call-member result = %q, want busy", out)
+	}
+	busy := tracetest.OfType[trace.MemberCallBusy](t, recs)
+	if len(busy) == 0 || busy[0].Offer != 1 || busy[0].Message != "task rejected: capsule is busy" {
+		t.Errorf("member_call_busy = %+v, want the first offer's refusal", busy)
+	}
+	if mc := tracetest.OfType[trace.MemberCall](t, recs); len(mc) != 1 || mc[0].Status != "completed" || mc[0].Output != "worker did: build it" {
+		t.Errorf("member_call = %+v, want completed once the worker was free", mc)
+	}
+	if got := resultText(t, ld.RecordsDir); got != "lead: worker did: build it" {
+		t.Errorf("lead result = %q", got)
+	}
+}
+
+// TestCallMemberNoAnswerBelow: in the chain lead → mid → leaf, leaf fails
+// and mid ends without an answer; the lead's call ends no_answer with mid's
+// reason, and its continuation names leaf further down (EWA-2, EWA-4, RND-5,
+// RND-7).
+func TestCallMemberNoAnswerBelow(t *testing.T) {
+	t.Parallel()
+	world := newWorld(t)
+	frm := capsuletest.NewFormation(t)
+	leaf := world.start(t, spec{name: "leaf", extra: peerExtra + authenticated,
+		script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - error: \"leaf broke\"\n"}, nil, frm.Member(t, "leaf"))
+	mid := world.start(t, spec{name: "mid", caps: reachesMembers, extra: peerExtra + authenticated, script: `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: call-member, input: {member: leaf, task: "{{task}}"}}]
+      - text: "waiting for leaf"
+      - tool_calls: [{name: end-without-answer, input: {reason: "leaf gave me no answer"}}]
+`}, nil, frm.Member(t, "mid", capsuletest.Callee{Name: "leaf", Capsule: leaf}))
+	ld := world.start(t, lead("mid"), ptr("review the parser"), frm.Member(t, "lead", capsuletest.Callee{Name: "mid", Capsule: mid}))
+	if res := ld.Wait(t); res.Err != nil {
+		t.Fatalf("lead: %v\nstderr:\n%s", res.Err, ld.Stderr)
+	}
+	if mc := tracetest.OfType[trace.MemberCall](t, tracetest.Records(t, ld.RecordsDir)); len(mc) != 1 || mc[0].Status != "no_answer" || mc[0].Output != "leaf gave me no answer" {
+		t.Errorf("the lead's member_call = %+v, want no_answer with mid's reason", mc)
+	}
+	if cont := tracetest.Continuation(t, ld.RecordsDir, 1); !strings.Contains(cont, "no_answer; further down, no answer came from leaf (failed))") {
+		t.Errorf("the lead's continuation = %q", cont)
+	}
+	if te := tracetest.OfType[trace.TaskEnd](t, tracetest.Records(t, mid.RecordsDir)); len(te) != 1 || te[0].ExitStatus != "no_answer" {
+		t.Errorf("mid's task_end = %+v, want no_answer", te)
 	}
 }
