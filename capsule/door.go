@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"net"
@@ -21,8 +22,19 @@ import (
 
 // serveDoor builds the session's door (door.md) on ln and serves it. tokens
 // are the door tokens, operator first, under network.authentication.
-func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url string, maxConns int) (*door.Server, []door.Token, error) {
+func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url, home string, maxConns int) (*door.Server, []door.Token, error) {
 	m := l.Manifest
+	// A2A §8.4: the door signs its cards with the operator's key in
+	// $MURMUR_HOME, made on first use; without a home it signs nothing.
+	var cardKey ed25519.PrivateKey
+	var cardKeyID string
+	var err error
+	if home != "" {
+		if cardKey, err = murhome.CardKey(home); err != nil {
+			return nil, nil, fmt.Errorf("the card signing key: %w", err)
+		}
+		cardKeyID = agentcard.KeyID(agentcard.OperatorKeyPrefix, cardKey.Public().(ed25519.PublicKey))
+	}
 	var auth *door.Auth
 	var tokens []door.Token
 	if a := m.Network.Authentication; a != nil {
@@ -30,7 +42,6 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 		for _, c := range a.Credentials {
 			declared = append(declared, door.Credential{Name: c.Name, Scopes: c.Scopes})
 		}
-		var err error
 		if tokens, err = door.MintTokens(declared); err != nil {
 			return nil, nil, fmt.Errorf("mint door tokens: %w", err)
 		}
@@ -71,6 +82,8 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url st
 		PeerTasks:  m.Exports.PeerTasks.Accept,
 		SessionID:  sess.ID(),
 		Auth:       auth,
+		CardKey:    cardKey,
+		CardKeyID:  cardKeyID,
 		// The other load bounds (body budget, body timeout) keep door.go's
 		// defaults (docs/door.md).
 		MaxConnections: maxConns,

@@ -125,7 +125,7 @@ func Serve(ctx context.Context, l *session.Launch, ln net.Listener, cfg Config) 
 	c.stdout.setBootstrap(sess.Bootstrap)
 	c.stderr.setBootstrap(sess.Bootstrap)
 	c.setCgroup(sess.Cgroup())
-	srv, tokens, err := serveDoor(sess, l, ln, url, cfg.MaxConnections)
+	srv, tokens, err := serveDoor(sess, l, ln, url, cfg.Home, cfg.MaxConnections)
 	if err != nil {
 		sess.Stop(session.BySignal)
 		sess.Run()

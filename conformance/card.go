@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -40,6 +41,45 @@ func cardShape(_ context.Context, s *suite) error {
 	}
 	if len(s.card.DefaultInputModes) == 0 || len(s.card.DefaultOutputModes) == 0 {
 		return failf("defaultInputModes and defaultOutputModes must each name a media type")
+	}
+	return nil
+}
+
+// cardSignature: A2A §8.4.2 — each signature a card carries is a JWS whose
+// protected header is base64url JSON naming alg and kid (typ SHOULD be
+// JOSE), with a base64url signature. The suite holds no key, so it checks
+// the form; mur card verify checks a signature with a key.
+func cardSignature(_ context.Context, s *suite) error {
+	var c struct {
+		Signatures []struct {
+			Protected string `json:"protected"`
+			Signature string `json:"signature"`
+		} `json:"signatures"`
+	}
+	_ = json.Unmarshal(s.rawCard, &c)
+	if len(c.Signatures) == 0 {
+		return skipf("the card carries no signatures")
+	}
+	for i, sig := range c.Signatures {
+		hb, err := base64.RawURLEncoding.DecodeString(sig.Protected)
+		if err != nil {
+			return failf("signatures[%d].protected is not base64url: %v", i, err)
+		}
+		var h map[string]any
+		if err := json.Unmarshal(hb, &h); err != nil {
+			return failf("signatures[%d].protected decodes to %q, not a JSON object", i, hb)
+		}
+		alg, _ := h["alg"].(string)
+		kid, _ := h["kid"].(string)
+		if alg == "" || alg == "none" || kid == "" {
+			return failf("signatures[%d] protected header %s, want alg (not none) and kid (A2A §8.4.2)", i, hb)
+		}
+		if b, err := base64.RawURLEncoding.DecodeString(sig.Signature); err != nil || len(b) == 0 {
+			return failf("signatures[%d].signature is not base64url", i)
+		}
+		if typ, _ := h["typ"].(string); typ != "JOSE" {
+			s.warnf("signatures[%d] protected header typ %q, want JOSE (A2A §8.4.2 SHOULD)", i, typ)
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ func checks() []check {
 		// The Agent Card (door.md §2; A2A AgentCard).
 		{id: "card.fetch", title: "The Agent Card is served at /.well-known/agent-card.json without a token", run: cardFetch},
 		{id: "card.shape", title: "The card parses as a strict ProtoJSON lf.a2a.v1.AgentCard", run: cardShape},
+		{id: "card.signature", title: "Each signature on the card is a JWS naming alg and kid", run: cardSignature},
 		{id: "card.interface", title: "supportedInterfaces names a JSONRPC 1.0 interface", run: cardInterface},
 		{id: "card.capabilities", title: "capabilities are consistent", run: cardCapabilities},
 		{id: "card.skills", title: "skills is non-empty with unique ids", run: cardSkills},

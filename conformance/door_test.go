@@ -70,12 +70,15 @@ func startDoor(t *testing.T, o doorOpts) *testDoor {
 		t.Fatal(err)
 	}
 	td := &testDoor{url: "http://" + ln.Addr().String()}
+	_, cardKey, _ := ed25519.GenerateKey(nil) // A2A §8.4: card.signature checks the signature's form
 	cfg := door.Config{
 		Registry:   reg,
 		Card:       agentcard.Config{Name: "conformer", Version: "0.1.0", URL: td.url, Shell: true},
 		Acceptance: o.acceptance,
 		PeerTasks:  o.peerTasks,
 		SessionID:  a2a.NewID(a2a.PrefixSession),
+		CardKey:    cardKey,
+		CardKeyID:  agentcard.KeyID(agentcard.OperatorKeyPrefix, cardKey.Public().(ed25519.PublicKey)),
 	}
 	if o.auth || o.formation {
 		toks, err := door.MintTokens([]door.Credential{{Name: "reader", Scopes: []string{a2a.MethodGetTask, a2a.MethodListTasks}}})

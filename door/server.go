@@ -102,6 +102,10 @@ type Config struct {
 	// yet, so x-murmur-forget-session is refused with process.md THR-5's
 	// text rather than PEER-6's.
 	HarnessSession bool
+	// CardKey, when set, signs the public and extended cards (A2A §8.4):
+	// each carries one EdDSA JWS whose protected header names CardKeyID.
+	CardKey   ed25519.PrivateKey
+	CardKeyID string
 	// Threaded is true when the session maps A2A contexts to conversations
 	// (lifecycle.conversation: threaded under inference.transport: process,
 	// process.md THR-1): stream/watch's connection-ack says so (SSE-6).
@@ -201,6 +205,16 @@ func New(cfg Config) (*Server, error) {
 	cards, err := agentcard.Build(cc)
 	if err != nil {
 		return nil, fmt.Errorf("door: %w", err)
+	}
+	if cfg.CardKey != nil {
+		if cards.Public, err = agentcard.Sign(cards.Public, cfg.CardKey, cfg.CardKeyID); err != nil {
+			return nil, fmt.Errorf("door: %w", err)
+		}
+		if len(cards.Extended) > 0 { // an authenticated door's only
+			if cards.Extended, err = agentcard.Sign(cards.Extended, cfg.CardKey, cfg.CardKeyID); err != nil {
+				return nil, fmt.Errorf("door: %w", err)
+			}
+		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, cards: cards, etag: etagOf(cards.Public)}
 	s.methods = newMethodSet(agentcard.Acceptance(cfg.Acceptance), cfg.Auth != nil)

@@ -26,6 +26,7 @@ var jsonOutputs = []struct {
 	{"`mur stop <session> --json`", capsule.Stopped{}},
 	{"`mur stop <frm_id> --json`", capsule.StoppedFormation{}},
 	{"`mur conformance --json`", conformanceJSON{}},
+	{"`mur card verify --json`", cardJSON{}},
 	{"`mur trace show --json`", traceview.Summary{}},
 	{"`mur version --json`", versionJSON{}},
 }

@@ -32,6 +32,7 @@ var commands = []*command{
 	cmdPs,
 	cmdStop,
 	cmdConformance,
+	cmdCard,
 	cmdVersion,
 }
 
