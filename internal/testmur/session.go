@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,4 +44,32 @@ func Procs(keep func(stat []string, cmdline []byte) bool) []string {
 func InSession(sid int) []string {
 	s := strconv.Itoa(sid)
 	return Procs(func(stat []string, _ []byte) bool { return stat[3] == s })
+}
+
+// Of lists the live processes that belong to a test's world, each as
+// "<pid> (<comm>)": those working in root or below it (their cwd), and those
+// whose environment holds one of env's entries (MURMUR_HOME=…,
+// MURMUR_SESSION_ID=…). It finds what a test's mur started even once it left
+// mur's process group and session, without the pids the test knows of.
+func Of(root string, env ...string) []string {
+	var out []string
+	for _, p := range Procs(func([]string, []byte) bool { return true }) {
+		pid, _, _ := strings.Cut(p, " ")
+		if pid == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		dir := filepath.Join("/proc", pid)
+		if cwd, err := os.Readlink(filepath.Join(dir, "cwd")); err == nil && (cwd == root || strings.HasPrefix(cwd, root+"/")) {
+			out = append(out, p)
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join(dir, "environ"))
+		for _, kv := range strings.Split(string(environ), "\x00") {
+			if slices.Contains(env, kv) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -89,3 +89,33 @@ func TestWithin(t *testing.T) {
 		t.Error("Within(false) = true")
 	}
 }
+
+// TestOf: a process working under the root is found, and one carrying an
+// entry of env is found wherever it works; neither is once it has ended.
+func TestOf(t *testing.T) {
+	t.Parallel()
+	root := TempDir(t)
+	inRoot := exec.Command("sleep", "61")
+	inRoot.Dir = root
+	marked := exec.Command("sleep", "62")
+	marked.Dir, marked.Env = "/", append(os.Environ(), "TESTMUR_OF=yes")
+	for _, c := range []*exec.Cmd{inRoot, marked} {
+		if err := StartFake(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{fmt.Sprintf("%d (sleep)", inRoot.Process.Pid), fmt.Sprintf("%d (sleep)", marked.Process.Pid)}
+	got := Of(root, "TESTMUR_OF=yes")
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Of = %q, want %q", got, want)
+	}
+	for _, c := range []*exec.Cmd{inRoot, marked} {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	}
+	if got := Of(root, "TESTMUR_OF=yes"); len(got) != 0 {
+		t.Errorf("Of after both ended = %q, want none", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,7 +53,8 @@ func pidsIn(t *testing.T, dir string) []int {
 // entry or a peer is SIGKILLed while both members' shell tools have left a
 // setsid'd grandchild and a double-forked daemon behind; 10 s after the
 // formation ends no process of it is left — members, escaped processes,
-// launcher (polled for absence, never slept).
+// launcher, anything working under the test's directory or carrying its
+// MURMUR_HOME or a session id (polled for absence, never slept).
 func TestKill9LeavesNothing(t *testing.T) {
 	for _, victim := range []string{"launcher", "entry", "peer"} {
 		t.Run(victim, func(t *testing.T) {
@@ -88,6 +90,17 @@ rules:
 			}
 			workerDir := l.form.Peers[0].Workdir
 			all := append([]int{l.cmd.Process.Pid, l.entry.PID, workerPID, catPID(t, p.dir)}, append(pidsIn(t, p.dir), pidsIn(t, workerDir)...)...)
+			// Everything of the formation: what works under the test's root
+			// or carries its MURMUR_HOME or one of its session ids — found
+			// by that, not by the pids the test knows (which it must find).
+			root := filepath.Dir(p.dir)
+			marks := []string{"MURMUR_HOME=" + p.home, "MURMUR_SESSION_ID=" + l.entry.SessionID, "MURMUR_SESSION_ID=" + workerSes}
+			found := testmur.Of(root, marks...)
+			for _, pid := range all {
+				if !slices.ContainsFunc(found, func(p string) bool { return strings.HasPrefix(p, strconv.Itoa(pid)+" (") }) {
+					t.Fatalf("pid %d is not among the formation's processes %q: the scan cannot see it", pid, found)
+				}
+			}
 
 			switch victim {
 			case "launcher":
@@ -106,26 +119,8 @@ rules:
 			}
 			<-l.done // the formation has ended: its launcher is reaped
 			ended := time.Now()
-			deadline := time.NewTimer(10 * time.Second)
-			defer deadline.Stop()
-			tick := time.NewTicker(20 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				var left []string
-				for _, pid := range all {
-					if testmur.Alive(pid) {
-						b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-						left = append(left, fmt.Sprintf("%d (%s)", pid, strings.ReplaceAll(string(b), "\x00", " ")))
-					}
-				}
-				if len(left) == 0 {
-					return
-				}
-				select {
-				case <-tick.C:
-					continue
-				case <-deadline.C:
-				}
+			var left []string
+			if !testmur.Within(10*time.Second, func() bool { left = testmur.Of(root, marks...); return len(left) == 0 }) {
 				t.Fatalf("kill -9 %s: %v after the formation ended, still running: %s", victim, time.Since(ended).Round(time.Millisecond), strings.Join(left, ", "))
 			}
 		})
