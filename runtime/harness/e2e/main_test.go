@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -111,8 +112,13 @@ func (c *hcap) run(t testing.TB, task string) (r readiness, rest, stderr string,
 	if err := json.Unmarshal([]byte(first), &r); err != nil {
 		t.Fatalf("readiness line %q (exit %d, stderr %s): %v", stdout, code, stderr, err)
 	}
+	stderrs.Store(r.RecordsDir, fmt.Sprintf("exit %d, stderr:\n%s", code, stderr))
 	return r, rest, stderr, code
 }
+
+// stderrs holds each run's exit code and stderr by its records directory,
+// for result to show when the run wrote no result.
+var stderrs sync.Map
 
 // fakeCall is one line of the fake's calls.jsonl: an invocation.
 type fakeCall struct {
@@ -197,12 +203,19 @@ func only[T trace.Record](t testing.TB, recs []trace.Line) T {
 	return all[0]
 }
 
-// result is the session's out/result.txt (SES-5).
+// result is the session's out/result.txt (SES-5). A run that wrote none
+// fails the test with what it left to go on: its exit code and stderr (when
+// run started it) and its trace.
 func result(t testing.TB, r readiness) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(r.RecordsDir, "out", "result.txt"))
 	if err != nil {
-		t.Fatal(err)
+		run, _ := stderrs.Load(r.RecordsDir)
+		tr, terr := os.ReadFile(filepath.Join(r.RecordsDir, "trace.jsonl"))
+		if terr != nil {
+			tr = []byte(terr.Error())
+		}
+		t.Fatalf("%v\n%v\ntrace.jsonl:\n%s", err, run, tr)
 	}
 	return string(b)
 }
