@@ -26,14 +26,21 @@ func TestDeadlineInterrupts(t *testing.T) {
 	man, _ := os.ReadFile(filepath.Join(c.dir, "murmur.yaml"))
 	c.write(t, "murmur.yaml", strings.Replace(string(man), "allow: [echo, sleep]", "allow: [echo, sleep, sh]", 1))
 	testmur.FIFO(t, filepath.Join(c.dir, "started.fifo"))
-	s := c.serveWith(t, "--deadline", "15s")
+	const deadline = 15 * time.Second
+	s := c.serveWith(t, "--deadline", deadline.String())
 	res, err := s.cl.SendMessage(context.Background(), a2a.SendMessageRequest{Message: a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage),
 		Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("think")}}, Configuration: &a2a.SendMessageConfiguration{ReturnImmediately: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.started(t, filepath.Join(c.dir, "started.fifo"), res.Task.ID)
-	<-s.done // the deadline ends the session
+	// The deadline ends the session, the harness interrupted within its
+	// grace: bounded, so a harness never interrupted fails here.
+	select {
+	case <-s.done:
+	case <-time.After(deadline + interruptBound):
+		t.Fatalf("mur still running %s after its start, past its %s deadline", deadline+interruptBound, deadline)
+	}
 	noneLeft(t, s.cmd.Process.Pid)
 	spawned(t, c)
 	recs := records(t, s.r.RecordsDir)

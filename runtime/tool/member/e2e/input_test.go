@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -122,20 +124,33 @@ func TestMemberAsks_INP11(t *testing.T) {
 
 // TestMemberAsksCallerTimesOut_INP11: the caller's delegation deadline ends
 // its call timed_out while the member still waits for its operator; the
-// member's task is left INPUT_REQUIRED until the formation ends it.
+// member's task is left INPUT_REQUIRED until the formation ends it. The
+// lead, its call timed out, holds the formation up on a fifo until the test
+// has seen the worker parked: the 2 s deadline is never a window the
+// worker's park must fit in.
 func TestMemberAsksCallerTimesOut_INP11(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
-	lead := leadCalls("worker")
-	lead.extra = "lifecycle:\n  delegation_deadline_secs: 2\n"
+	hold := p.fifo(t, "hold")
+	lead := capsule{name: "lead", shell: true, extra: "lifecycle:\n  delegation_deadline_secs: 2\n", script: fmt.Sprintf(`script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: call-member, input: {member: worker, task: "{{task}}"}}]
+      - text: "waiting for worker"
+      - tool_calls: [{name: bash, input: {command: "cat %s"}}]
+      - text: "lead: given up"
+`, hold)}
 	p.install(t, lead, askingWorker)
 	p.roster(t, []string{"lead", "worker"}, "lead:worker")
 	l := p.start(t, "deploy")
 	_, wses, wurl, wdir := l.peer(t, "worker")
 	wdoor := operator(t, p, wses, wurl)
 	id := parkedTask(t, wdoor)
-	// The lead gives up after 2 s; until the formation ends the worker's
-	// task still waits. Its question is answered by nobody.
+	// The lead gives up after 2 s and then waits on hold; until the
+	// formation ends the worker's task still waits. Its question is
+	// answered by nobody.
+	testmur.WriteFIFO(t, hold, []byte("go\n"), l.cmd.Process)
 	code := l.wait(t)
 	if code != 0 {
 		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
