@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/supervisor"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -389,11 +390,8 @@ func (l *launch) addresses(callees []string, ready map[string]*wire.Ready) []wir
 
 // signalName is READY-5's name of a launcher signal.
 func signalName(s os.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
+	if sig, ok := s.(syscall.Signal); ok && (sig == syscall.SIGINT || sig == syscall.SIGHUP) {
+		return supervisor.SignalName(sig)
 	}
 	return "SIGTERM"
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/runtime/supervisor"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -209,10 +210,11 @@ func (p *proc) exitText() string {
 	if p.state == nil {
 		return "status unknown"
 	}
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("signal %d", int(ws.Signal()))
+	e := supervisor.ExitOf(p.state)
+	if e.Signal != 0 {
+		return fmt.Sprintf("signal %d", int(e.Signal))
 	}
-	return fmt.Sprintf("status %d", p.state.ExitCode())
+	return fmt.Sprintf("status %d", e.Code)
 }
 
 // exitCode is the member's exit code, or 128 + its signal (FCLI-4).
@@ -220,10 +222,7 @@ func (p *proc) exitCode() int {
 	if p.state == nil {
 		return 1
 	}
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return p.state.ExitCode()
+	return supervisor.ExitOf(p.state).ShellCode()
 }
 
 // running reports whether p has not been reaped yet.

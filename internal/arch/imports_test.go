@@ -27,6 +27,9 @@ var rules = map[string][]string{
 	"runtime/wire": {},
 	// Replacing a file atomically: the standard library only.
 	"runtime/atomicfile": {},
+	// mur's child processes over os/exec, and how a wait status reads: the
+	// standard library only.
+	"runtime/supervisor": {},
 	"internal/arch":      {},
 	"internal/golden":    {},
 	// The fake harness binary of the process tests (process.md PTEST-1)
@@ -35,7 +38,7 @@ var rules = map[string][]string{
 	"internal/harnesstest/...": {"runtime/driver/..."},
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round.
-	"runtime/harness":   {"runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
+	"runtime/harness":   {"runtime/atomicfile", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
 	"internal/testmur":  {},
 	"internal/otlptest": {},
 	// The scripted test door's executor: the task table and its texts.
@@ -56,7 +59,7 @@ var rules = map[string][]string{
 	"runtime/harness/bridge": {"runtime/tool"},
 	// Delegation's process side, shared by delegate-task and submit-plan's
 	// capsule steps: a leaf below the tools, which knows none of them.
-	"runtime/spawn":    {"a2a", "a2a/client", "runtime/atomicfile", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
+	"runtime/spawn":    {"a2a", "a2a/client", "runtime/atomicfile", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
 	"runtime/tool/...": toolImports,
 	// The trace records and their writer know no secret's format: the
 	// session hands the writer its redaction (Writer.Redact).
@@ -68,7 +71,7 @@ var rules = map[string][]string{
 	// manifests and stores (admission, BIND-1) and lays out formation and
 	// records directories (DIR-1, DIR-2, RET-1) through the runtime's leaf
 	// packages for them.
-	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/murhome", "runtime/store", "runtime/wire", "launcher/..."},
+	"launcher/...":    {"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/manifest", "runtime/murhome", "runtime/store", "runtime/supervisor", "runtime/wire", "launcher/..."},
 	"conformance/...": {"a2a", "conformance/..."}, // it judges a2a/client's peers, so never through it
 	"openapi":         {},
 	"docs/...":        {"docs/..."}, // the reference; its tests read the decoders' key tables, genreq fills requirements.md

@@ -39,7 +39,7 @@ var layers = []struct {
 	{"leaves", []string{
 		"a2a/client", "agentcard",
 		"runtime/diag", "runtime/tasktable", "runtime/credential", "runtime/peerplane",
-		"runtime/manifest", "runtime/store", "runtime/trace", "runtime/murhome", "runtime/atomicfile",
+		"runtime/manifest", "runtime/store", "runtime/trace", "runtime/murhome", "runtime/atomicfile", "runtime/supervisor",
 	}},
 	{"door/runtime", []string{"door/...", "runtime/..."}},
 	{"launcher/view/conformance", []string{"launcher/...", "conformance/...", "openapi/..."}},

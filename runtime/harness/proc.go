@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/murmur-go/mur/runtime/supervisor"
 )
 
 // MaxLine is the longest stdout line a run reads (PROC-9, ours); a longer
@@ -199,36 +201,14 @@ func (e Exit) String() string {
 	return "signal " + e.Signal
 }
 
+// exitOf is ps as the harness's records name it.
 func exitOf(ps *os.ProcessState) Exit {
-	if ps == nil {
-		return Exit{}
+	e := supervisor.ExitOf(ps)
+	switch {
+	case e.Signal != 0:
+		return Exit{Signal: supervisor.SignalName(e.Signal)}
+	case e.Code >= 0:
+		return Exit{Code: &e.Code}
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return Exit{Signal: signalName(ws.Signal())}
-	}
-	c := ps.ExitCode()
-	return Exit{Code: &c}
-}
-
-// signalName is the signal's SIG name, e.g. SIGTERM.
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
-	}
-	return fmt.Sprintf("SIG%d", int(s))
+	return Exit{}
 }

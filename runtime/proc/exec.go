@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/murmur-go/mur/runtime/supervisor"
 )
 
 // LookPath finds bin on the PATH of env (a subprocess environment), not the
@@ -35,15 +37,7 @@ func LookPath(bin string, env []string) (string, error) {
 
 // ExitCode is a finished process's code: 128 + signal when a signal killed
 // it, -1 when it never finished.
-func ExitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
+func ExitCode(ps *os.ProcessState) int { return supervisor.ExitOf(ps).ShellCode() }
 
 // StartErrText is the reason a command could not start, without the path
 // os/exec puts in front of it.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/proc"
+	"github.com/murmur-go/mur/runtime/supervisor"
 	"github.com/murmur-go/mur/runtime/tool/shell"
 )
 
@@ -86,10 +87,7 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
-	code := cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		code = 128 + int(ws.Signal())
-	}
+	code := supervisor.ExitOf(cmd.ProcessState).ShellCode()
 	if outcome == "" {
 		outcome = "passed"
 		if code != 0 {

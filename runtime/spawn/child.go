@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/runtime/supervisor"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -268,22 +269,11 @@ func (c *Child) exitText() string {
 	if st == nil {
 		return "it is still running"
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by " + signalName(ws.Signal())
+	e := supervisor.ExitOf(st)
+	if e.Signal != 0 {
+		return "killed by " + supervisor.SignalName(e.Signal)
 	}
-	return fmt.Sprintf("exit code %d", st.ExitCode())
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	}
-	return "signal " + s.String()
+	return fmt.Sprintf("exit code %d", e.Code)
 }
 
 // ResultFile is the child's copy of its last result in its runtime

@@ -1,0 +1,5 @@
+package supervisor
+
+import "syscall"
+
+func setParentDeath(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
