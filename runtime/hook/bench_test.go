@@ -15,9 +15,13 @@ import (
 const helperEnv = "MUR_HOOK_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
+	switch os.Getenv(helperEnv) {
+	case "1":
 		serveNone()
 		return
+	case "stuck": // reads its first request and never answers
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		select {}
 	}
 	os.Exit(m.Run())
 }

@@ -96,12 +96,13 @@ type Set struct {
 	async map[*Hook]*queue
 	write func(trace.Record) // hook_dispatch_error
 	wg    sync.WaitGroup     // the async workers
+	drain time.Duration      // DrainBudget; a test's own shorter one
 }
 
 // NewSet makes the session's set. write receives hook_dispatch_error
 // records; nothing starts until the first event.
 func NewSet(specs []Spec, host Host, write func(trace.Record)) *Set {
-	s := &Set{async: map[*Hook]*queue{}, write: write}
+	s := &Set{async: map[*Hook]*queue{}, write: write, drain: DrainBudget}
 	for _, sp := range specs {
 		h := &Hook{Spec: sp, sandbox: sp.Sandbox, host: host}
 		s.hooks = append(s.hooks, h)
@@ -281,7 +282,7 @@ func (s *Set) Close() {
 	}
 	drained := make(chan struct{})
 	go func() { s.wg.Wait(); close(drained) }()
-	timer := time.NewTimer(DrainBudget)
+	timer := time.NewTimer(s.drain)
 	defer timer.Stop()
 	select {
 	case <-drained:
@@ -291,7 +292,7 @@ func (s *Set) Close() {
 			case <-q.done:
 			default:
 				q.abandon()
-				s.fault(h, "drain", "timeout", fmt.Sprintf("the hook was still working when the %s drain ended", fmtSecs(DrainBudget)))
+				s.fault(h, "drain", "timeout", fmt.Sprintf("the hook was still working when the %s drain ended", fmtSecs(s.drain)))
 			}
 		}
 		<-drained // an abandoned worker's call ends with its context
