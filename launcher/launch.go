@@ -95,8 +95,7 @@ func newLaunch(cfg Config) *launch {
 func (l *launch) run(ctx context.Context) int {
 	f, warns, creds, sig, err := l.admit(ctx) // LAUNCH-1 steps 2, 3
 	if sig != nil {
-		l.stderr.line("[mur run] ", fmt.Sprintf("the formation launch was interrupted by %s before any member started", signalName(sig)))
-		return 128 + int(sig.(syscall.Signal))
+		return l.interrupted(sig)
 	}
 	if err != nil {
 		return l.fail(err)
@@ -117,6 +116,9 @@ func (l *launch) run(ctx context.Context) int {
 	}
 	l.f, l.creds = f, creds
 	defer l.creds.drop()
+	if sig := l.signaled(); sig != nil { // one that came while the warnings were read
+		return l.interrupted(sig)
+	}
 	l.procStart = l.cfg.ProcessStart(l.pid)
 	closeInheritedOnExec()
 	code := l.launch(ctx)
@@ -220,19 +222,27 @@ func (l *launch) launch(ctx context.Context) int {
 		return l.abandon(pending, err)
 	}
 	pending = append(pending, entry)
+	if sig := l.signaled(); sig != nil { // the last moment before a member starts
+		for _, p := range pending {
+			p.closeAll()
+		}
+		return l.interrupted(sig)
+	}
 	ready, code, ok := l.startPeers(ctx, pending[:len(peers)], entry) // steps 5, 6
 	if !ok {
 		return code
 	}
 	for _, p := range pending[:len(peers)] { // step 7
 		if len(p.m.Callees) > 0 {
-			_, _ = p.chW.Write(addressLine(l.addresses(p.m.Callees, ready)))
+			p.send(addressLine(l.addresses(p.m.Callees, ready)))
 		}
+		p.finishLines()
 	}
 	l.printFormation(pending[:len(peers)], ready) // step 8
 	if len(entry.m.Callees) > 0 {
-		_, _ = entry.chW.Write(addressLine(l.addresses(entry.m.Callees, ready)))
+		entry.send(addressLine(l.addresses(entry.m.Callees, ready)))
 	}
+	entry.finishLines()
 	if err := l.start(entry); err != nil { // step 9
 		entry.closeAll()
 		fl := l.launchFailure(entry.m, &failure{reason: "its process could not be started: " + err.Error()})
@@ -251,7 +261,15 @@ func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (re
 	fails := make([]*failure, len(peers))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var sig os.Signal
 	for i, p := range peers {
+		if sig = l.signaled(); sig != nil { // starting hundreds takes a while: a signal stops it
+			for _, q := range peers[i:] {
+				q.closeAll()
+			}
+			cancel()
+			break
+		}
 		if err := l.start(p); err != nil {
 			fails[i] = &failure{reason: "its process could not be started: " + err.Error()}
 			for _, q := range peers[i:] {
@@ -281,7 +299,9 @@ func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (re
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
-	sig := l.untilSignal(ctx, allDone)
+	if sig == nil {
+		sig = l.untilSignal(ctx, allDone)
+	}
 	cancel()
 	<-allDone
 	var failed []*roster.Admitted
@@ -296,6 +316,15 @@ func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (re
 	}
 	stopped := l.stoppedList()
 	entry.closeAll()
+	if sig != nil {
+		// A signal is answered at once: a peer not yet ready has served
+		// nothing and is killed now; the ready ones get LIFE-4's wind-down.
+		for _, p := range l.procs {
+			if ready[p.m.Name] == nil && p.running() {
+				p.kill()
+			}
+		}
+	}
 	l.teardown(l.procs) // READY-5: stop and reap before printing
 	if sig != nil {
 		l.stderr.line("[mur run] ", fmt.Sprintf("the formation launch was interrupted by %s before every member was ready", signalName(sig)))
@@ -308,6 +337,24 @@ func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (re
 	}
 	l.stderr.write([]byte(diag.RunLaunchFailed(lfs, stopped).Render()))
 	return nil, 1, false
+}
+
+// signaled returns a launcher signal that is waiting, or nil; the end of
+// ctx is not checked here (untilSignal sees it).
+func (l *launch) signaled() os.Signal {
+	select {
+	case s := <-l.cfg.Signals:
+		return s
+	default:
+		return nil
+	}
+}
+
+// interrupted reports a signal that came before any member started and
+// returns its exit code (READY-5's 130/143/129).
+func (l *launch) interrupted(sig os.Signal) int {
+	l.stderr.line("[mur run] ", fmt.Sprintf("the formation launch was interrupted by %s before any member started", signalName(sig)))
+	return 128 + int(sig.(syscall.Signal))
 }
 
 // untilSignal waits for done or a launcher signal; it returns the signal,

@@ -1,11 +1,14 @@
 package launcher
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 const hint045 = "  hint: the formation was not launched, and nothing it started is still running; fix the member named above and launch again\n"
@@ -61,10 +64,19 @@ func TestReadinessFailures(t *testing.T) {
 func TestInterruptedStartup(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)
-	// Admitted and minted (the launcher reads its own start time next): the
-	// signal arrives as the peers start.
-	h.cfg.ProcessStart = func(int) string { h.sigs <- syscall.SIGINT; return "1" }
-	if code := h.run(t); code != 130 {
+	// The signal arrives once the peer runs (it never becomes ready).
+	root := []byte("\x00--store-root\x00" + h.project + "\x00")
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		testmur.Within(time.Minute, func() bool {
+			return len(testmur.Procs(func(_ []string, cmdline []byte) bool { return bytes.Contains(cmdline, root) })) > 0
+		})
+		h.sigs <- syscall.SIGINT
+	}()
+	code := h.run(t)
+	<-sent
+	if code != 130 {
 		t.Fatalf("exit code = %d, want 130", code)
 	}
 	want := "[mur run] the formation launch was interrupted by SIGINT before every member was ready\n[mur run] stopped: s (pid N)\n"
@@ -72,6 +84,22 @@ func TestInterruptedStartup(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 	assertGone(t, h.stderr.String())
+}
+
+// TestSignalBeforeFirstStart: a signal that comes after admission but
+// before the first member starts ends the launch with 128 + signal, having
+// started nothing.
+func TestSignalBeforeFirstStart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)
+	// Admitted and minted: the launcher reads its own start time next.
+	h.cfg.ProcessStart = func(int) string { h.sigs <- syscall.SIGINT; return "1" }
+	if code := h.run(t); code != 130 {
+		t.Fatalf("exit code = %d, want 130", code)
+	}
+	if got, want := h.stderr.String(), "[mur run] the formation launch was interrupted by SIGINT before any member started\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
 }
 
 // TestInterruptedAdmission: a signal while the roster is admitted ends the

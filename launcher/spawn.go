@@ -21,7 +21,9 @@ type proc struct {
 	entry bool
 	dir   string // its working directory (DIR-1)
 
-	chW, lifeW     *os.File // write ends: the launcher's alone (CHAN-1, LIFE-1)
+	chW, lifeW     *os.File    // write ends: the launcher's alone (CHAN-1, LIFE-1)
+	lines          chan []byte // the channel's lines in order, for its writer (CHAN-2, CHAN-3)
+	linesDone      sync.Once
 	chR, lifeR     *os.File // read ends: handed over as fds 3 and 4, closed after Start
 	outR, errR     *os.File // a peer's stdout and stderr, read by the launcher
 	cmd            *exec.Cmd
@@ -80,10 +82,14 @@ func (l *launch) memberEnv() []string {
 		"MURMUR_FORMATION_CHANNEL=3", "MURMUR_FORMATION_LIFELINE=4")
 }
 
-// newProc makes p's channel and lifeline pipes (close-on-exec) and pre-loads
-// the channel with its first line (CHAN-2) — before any member starts.
+// newProc makes p's channel and lifeline pipes (close-on-exec) and queues
+// the channel's first line (CHAN-2) for p's writer. A credentials line can
+// be larger than a pipe holds (a token per callee), so no line is written
+// on the launcher's own path: the writer, a goroutine of l.wg, blocks until
+// the member reads, and ends at a write error or once the lines are
+// finished (finishLines, closeAll).
 func (l *launch) newProc(m *roster.Admitted, entry bool, dir string) (*proc, error) {
-	p := &proc{m: m, entry: entry, dir: dir, firstLine: make(chan string, 1),
+	p := &proc{m: m, entry: entry, dir: dir, firstLine: make(chan string, 1), lines: make(chan []byte, 2),
 		outDone: make(chan struct{}), errDone: make(chan struct{}), exited: make(chan struct{})}
 	var err error
 	if p.chR, p.chW, err = os.Pipe(); err != nil {
@@ -94,12 +100,29 @@ func (l *launch) newProc(m *roster.Admitted, entry bool, dir string) (*proc, err
 		p.chW.Close()
 		return nil, fmt.Errorf("lifeline pipe: %w", err)
 	}
-	if _, err := p.chW.Write(l.creds.firstLine(m, l.f.Roster.Cancel, l.pid, l.procStart)); err != nil {
-		p.closeAll()
-		return nil, fmt.Errorf("channel first line: %w", err)
-	}
+	p.lines <- l.creds.firstLine(m, l.f.Roster.Cancel, l.pid, l.procStart)
+	l.wg.Go(p.writeLines)
 	return p, nil
 }
+
+// writeLines writes p's channel lines in order; after a failed write it
+// only drains what is queued.
+func (p *proc) writeLines() {
+	failed := false
+	for b := range p.lines {
+		if !failed {
+			_, err := p.chW.Write(b)
+			failed = err != nil
+		}
+	}
+}
+
+// send queues a line after the first (CHAN-3's address line).
+func (p *proc) send(b []byte) { p.lines <- b }
+
+// finishLines says no line follows: the writer ends once it wrote what is
+// queued.
+func (p *proc) finishLines() { p.linesDone.Do(func() { close(p.lines) }) }
 
 // start execs the member. A peer leads its own process group and its output
 // comes to the launcher; the entry shares the launcher's streams and group
@@ -197,6 +220,7 @@ func (p *proc) closeLifeline() {
 
 // closeAll closes every descriptor the launcher holds for p.
 func (p *proc) closeAll() {
+	p.finishLines()
 	p.closeLifeline()
 	for _, f := range []*os.File{p.chR, p.chW, p.lifeR, p.outR, p.errR} {
 		if f != nil {
