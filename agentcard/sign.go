@@ -136,9 +136,10 @@ func Verify(card []byte, pub ed25519.PublicKey) (Verified, error) {
 }
 
 // Canonical is the payload an Agent Card's signatures sign (A2A §8.4.1):
-// the card without its signatures member and without empty values — "",
-// null, and arrays and objects that hold nothing once emptied, as the
-// official SDKs read proto field presence — in RFC 8785 (JCS) form: keys
+// the card without its signatures member, without proto3 defaults of fields
+// without presence, and without empty values — "", null, and arrays and
+// objects that hold nothing once emptied, as the official SDKs read field
+// presence — in RFC 8785 (JCS) form: keys
 // sorted by UTF-16 code units, no whitespace, ECMAScript number and string
 // forms.
 func Canonical(card []byte) ([]byte, error) {
@@ -153,6 +154,7 @@ func Canonical(card []byte) ([]byte, error) {
 		return nil, errors.New("the card is not a JSON object")
 	}
 	delete(m, "signatures")
+	dropDefaults(m)
 	cleaned, _ := clean(m)
 	if cleaned == nil {
 		cleaned = map[string]any{}
@@ -162,6 +164,35 @@ func Canonical(card []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// dropDefaults removes the card's proto3 fields without presence that hold
+// their default (A2A §8.4.1): the two plain bools of the AgentCard tree,
+// AgentExtension.required and AuthorizationCodeOAuthFlow.pkceRequired, when
+// false. Every other scalar of the tree is REQUIRED or optional, and kept.
+func dropDefaults(card map[string]any) {
+	dropFalse := func(m map[string]any, key string) {
+		if b, ok := m[key].(bool); ok && !b {
+			delete(m, key)
+		}
+	}
+	if caps, ok := card["capabilities"].(map[string]any); ok {
+		exts, _ := caps["extensions"].([]any)
+		for _, e := range exts {
+			if ext, ok := e.(map[string]any); ok {
+				dropFalse(ext, "required")
+			}
+		}
+	}
+	schemes, _ := card["securitySchemes"].(map[string]any)
+	for _, sc := range schemes {
+		scheme, _ := sc.(map[string]any)
+		oauth, _ := scheme["oauth2SecurityScheme"].(map[string]any)
+		flows, _ := oauth["flows"].(map[string]any)
+		if ac, ok := flows["authorizationCode"].(map[string]any); ok {
+			dropFalse(ac, "pkceRequired")
+		}
+	}
 }
 
 // clean drops empty values; ok is false when v itself is empty.

@@ -48,6 +48,15 @@ func TestCanonicalDropsEmpty(t *testing.T) {
 	if want := `{"capabilities":{"pushNotifications":false,"streaming":false},"description":"d","name":"Example Agent"}`; string(got) != want {
 		t.Errorf("Canonical = %s, want %s", got, want)
 	}
+	// AgentExtension.required is a proto3 bool without presence: false is
+	// its default and is left out; params is a Struct, whose false stays.
+	got, err = Canonical([]byte(`{"capabilities":{"extensions":[{"uri":"u","required":false,"params":{"required":false}},{"uri":"v","required":true}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"capabilities":{"extensions":[{"params":{"required":false},"uri":"u"},{"required":true,"uri":"v"}]}}`; string(got) != want {
+		t.Errorf("Canonical = %s, want %s", got, want)
+	}
 }
 
 // A signed card verifies with its key and keeps every other byte; another

@@ -55,6 +55,12 @@ type testDoor struct {
 
 func startDoor(t testing.TB, o opts) *testDoor {
 	t.Helper()
+	return startDoorWith(t, o, nil)
+}
+
+// startDoorWith is startDoor with edit applied to the door's Config last.
+func startDoorWith(t testing.TB, o opts, edit func(*Config)) *testDoor {
+	t.Helper()
 	t.Setenv("MURMUR_HOME", t.TempDir())
 	if o.acceptance == "" {
 		o.acceptance = tasktable.ModeQueue
@@ -100,6 +106,9 @@ func startDoor(t testing.TB, o opts) *testDoor {
 			td.tokens[tk.Credential] = string(tk.Value)
 		}
 		cfg.Auth = &Auth{Realm: "coder", Tokens: toks, Formation: o.formation}
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	d, err := New(cfg)
 	if err != nil {
