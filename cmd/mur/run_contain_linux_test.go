@@ -41,7 +41,7 @@ func needLandlock(t *testing.T) {
 // sharing the runtime's memory, and mur was dumpable.)
 func TestRunScopedToolReachesNoRuntimeOrSecret(t *testing.T) {
 	needLandlock(t)
-	e := newRunEnv(t, scopedBash("probe $PPID "+hex.EncodeToString([]byte("sk-probe-"))+"; echo probe-exit=$?"))
+	e := newRunEnv(t, scopedBash("probe "+hex.EncodeToString([]byte("sk-probe-"))+" $PPID; echo probe-exit=$?"))
 	bin := t.TempDir() // on the tool's PATH, so Landlock lets it run
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "probe"), "./testdata/probe")
 	if out, err := build.CombinedOutput(); err != nil {

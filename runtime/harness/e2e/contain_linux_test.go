@@ -27,7 +27,7 @@ func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 	if out, err := testmur.Combined(exec.Command("go", "build", "-o", filepath.Join(bin, "probe"), "../../../cmd/mur/testdata/probe")); err != nil {
 		t.Fatalf("go build probe: %v\n%s", err, out)
 	}
-	command := "probe $PPID " + hex.EncodeToString([]byte("MURMUR_TOOL_SERVER_TOKEN=")) + "; echo probe-exit=$?"
+	command := "probe " + hex.EncodeToString([]byte("MURMUR_TOOL_SERVER_TOKEN=")) + " $PPID; echo probe-exit=$?"
 	c := newCap(t, "codex", "", "", `{"runs":[{"steps":[
 		{"tool":{"name":"bash","args":{"command":`+mustJSON(command)+`}}},
 		{"answer":"DONE"}]}]}`)

@@ -1,7 +1,8 @@
 // Command probe is what a hostile tool tries against its own runtime and
-// every other process it can see: given the runtime's pid and the start of a
-// secret (in hex, so that no command line holds it), it prints one "reached: …" line per attempt that got through and
-// "probe done" at the end. The secret itself is never in its argv.
+// every other process it can see: given the start of a secret (in hex, so
+// that no command line holds it) and the pids to try, it prints one
+// "reached: …" line per attempt that got through and "probe done" at the
+// end.
 package main
 
 import (
@@ -17,16 +18,37 @@ import (
 )
 
 func main() {
-	target, err := strconv.Atoi(os.Args[1])
-	if err != nil {
-		fmt.Println("usage: probe <runtime pid> <secret prefix in hex>")
+	if len(os.Args) < 3 {
+		fmt.Println("usage: probe <secret prefix in hex> <pid>...")
 		os.Exit(2)
 	}
-	secret, err := hex.DecodeString(os.Args[2])
+	secret, err := hex.DecodeString(os.Args[1])
 	if err != nil || len(secret) == 0 {
-		fmt.Println("usage: probe <runtime pid> <secret prefix in hex>")
+		fmt.Println("usage: probe <secret prefix in hex> <pid>...")
 		os.Exit(2)
 	}
+	for _, arg := range os.Args[2:] {
+		target, err := strconv.Atoi(arg)
+		if err != nil {
+			fmt.Println("usage: probe <secret prefix in hex> <pid>...")
+			os.Exit(2)
+		}
+		tryThreads(target)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		for _, f := range []string{"environ", "cmdline"} {
+			if b, err := os.ReadFile(p + "/" + f); err == nil && bytes.Contains(b, secret) {
+				fmt.Println("reached: secret in", p+"/"+f)
+			}
+		}
+	}
+	fmt.Println("probe done")
+}
+
+// tryThreads tries to reach every thread of the process target: its mem,
+// its environ, process_vm_readv and PTRACE_SEIZE.
+func tryThreads(target int) {
 	tids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", target))
 	if len(tids) == 0 {
 		tids = []string{fmt.Sprintf("/proc/%d/task/%d", target, target)}
@@ -52,15 +74,6 @@ func main() {
 			fmt.Println("reached: ptrace", tid)
 		}
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		for _, f := range []string{"environ", "cmdline"} {
-			if b, err := os.ReadFile(p + "/" + f); err == nil && bytes.Contains(b, secret) {
-				fmt.Println("reached: secret in", p+"/"+f)
-			}
-		}
-	}
-	fmt.Println("probe done")
 }
 
 type iovec struct{ base, len uintptr }
