@@ -4,11 +4,9 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/murmur-go/mur/a2a/client"
@@ -31,8 +29,8 @@ type Child struct {
 	Ready            time.Time
 
 	hub             *Hub
-	cmd             *exec.Cmd
-	life            *os.File // the lifeline's write end: only this process holds it (DLG-6)
+	proc            *supervisor.Proc // SIGTERM once (a second makes mur exit at once, SES-8), the group's SIGKILL Timing.Exit later
+	life            *os.File         // the lifeline's write end: only this process holds it (DLG-6)
 	stdout          *os.File
 	log             *childLog
 	cl              *client.Client
@@ -48,9 +46,6 @@ type Child struct {
 	held     bool   // Delegate handed the child to its caller: Terminate settles it from then on
 	outcome  Outcome
 	settled  bool
-	state    *os.ProcessState
-	termSent bool        // SIGTERM sent: never twice, a second one makes mur exit at once (SES-8)
-	killer   *time.Timer // SIGKILL once Timing.Exit passed after the outcome or SIGTERM
 }
 
 // Outcome is how a delegation ended (DLG-7, DLG-8).
@@ -164,45 +159,25 @@ func (c *Child) stopAndReap() {
 // terminate sends the child SIGTERM once — it winds down as on a first
 // signal (capsule.md SES-8) — and arms the SIGKILL.
 func (c *Child) terminate() {
-	c.mu.Lock()
-	if c.state == nil && !c.termSent && c.cmd != nil && c.cmd.Process != nil {
-		c.termSent = true
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	if c.proc != nil {
+		c.proc.Stop()
 	}
-	c.mu.Unlock()
-	c.armKill()
 }
 
 // armKill SIGKILLs the child's process group Timing.Exit from now, unless it
 // is reaped first (DLG-5: 5 s to exit after the outcome).
 func (c *Child) armKill() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state != nil || c.killer != nil || c.cmd == nil {
-		return
+	if c.proc != nil {
+		c.proc.KillAfter(c.hub.cfg.Timing.Exit)
 	}
-	pid := c.cmd.Process.Pid
-	c.killer = time.AfterFunc(c.hub.cfg.Timing.Exit, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.state == nil {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	})
 }
 
 // wait reaps the child, closes the parent's lifeline end, and settles an
 // outcome the child never reported: its completion.json if it wrote one
 // (its post failed), else crashed (DLG-7).
 func (c *Child) wait() {
-	_ = c.cmd.Wait()
+	<-c.proc.Done()
 	c.stdout.Close() // ends readStdout, even with a grandchild holding the pipe
-	c.mu.Lock()
-	c.state = c.cmd.ProcessState
-	if c.killer != nil {
-		c.killer.Stop()
-	}
-	c.mu.Unlock()
 	c.life.Close()
 	c.log.close()
 	ses, recDir := c.known()
@@ -263,13 +238,10 @@ func (c *Child) writeRecord(delivered bool) {
 
 // exitText names how the process ended: "exit code N" or "killed by SIGKILL".
 func (c *Child) exitText() string {
-	c.mu.Lock()
-	st := c.state
-	c.mu.Unlock()
-	if st == nil {
+	e := c.proc.Exit()
+	if !e.Finished() {
 		return "it is still running"
 	}
-	e := supervisor.ExitOf(st)
 	if e.Signal != 0 {
 		return "killed by " + supervisor.SignalName(e.Signal)
 	}

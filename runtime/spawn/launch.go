@@ -12,13 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/supervisor"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -108,10 +108,11 @@ func (h *Hub) start(req Request, r store.Resolved, childEnv []string) (*Child, e
 	cmd.Stdout = outW
 	c.log = newChildLog(h.cfg.LogsDir, req.ID)
 	cmd.Stderr = c.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: a stop reaches what it runs in it
-	cmd.WaitDelay = time.Second                           // a grandchild holding stderr does not hold the reaping
+	// Its own group, so a stop reaches what it runs in it; no parent-death
+	// signal: a child winds down from its lifeline's EOF (DLG-6).
+	cmd.WaitDelay = time.Second // a grandchild holding stderr does not hold the reaping
 	c.started = time.Now()
-	err = cmd.Start()
+	p, err := supervisor.Start(cmd, supervisor.Options{Grace: h.cfg.Timing.Exit})
 	lifeR.Close() // the child holds its own copy now; the parent holds only the write end
 	outW.Close()
 	if err != nil {
@@ -120,7 +121,7 @@ func (h *Hub) start(req Request, r store.Resolved, childEnv []string) (*Child, e
 		c.log.close()
 		return nil, fail("%v", err)
 	}
-	c.cmd, c.life, c.stdout = cmd, lifeW, outR
+	c.proc, c.life, c.stdout = p, lifeW, outR
 	h.mu.Lock()
 	h.children[c.ID] = c
 	h.mu.Unlock()
