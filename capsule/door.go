@@ -132,6 +132,12 @@ func announce(w io.Writer, jsonOut, verbose bool, sess *session.Session, l *sess
 		fmt.Fprintf(w, "murmur: auth bearer (mur token %s)\n", sess.ID())
 	}
 	fmt.Fprintf(w, "session: %s\n", sess.ID())
+	if l.Member != nil && l.Member.Name != "" && !l.HasTask {
+		// A formation's entry without a task is door mode: say that it is
+		// ready, where, and how it ends.
+		fmt.Fprintf(w, "ready: formation %s takes tasks at %s (its entry, %s), one after another, until mur stop %s or Ctrl-C\n",
+			l.Member.FormationID, url, l.Member.Name, l.Member.FormationID)
+	}
 	if verbose {
 		fmt.Fprintf(w, "workdir: %s\nrecords: %s\nmanifest: %s v%s\n", sess.Workdir(), sess.RecordsDir(), m.Name, m.Version)
 		if m.Inference.Process() { // PROC-20

@@ -137,3 +137,38 @@ func TestTutorial(t *testing.T) {
 		t.Fatal("the tutorial ran no block")
 	}
 }
+
+// TestProcessModelPicture: docs/images/process-model.svg is drawn from
+// process-model.dot: every node the .dot declares is in the picture, and
+// the picture has no node the .dot lacks (render it again after an edit).
+func TestProcessModelPicture(t *testing.T) {
+	dot, err := os.ReadFile("images/process-model.dot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile("images/process-model.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*([a-z_]+)\s+\[label=`).FindAllStringSubmatch(string(dot), -1) {
+		declared[m[1]] = true
+	}
+	drawn := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<g id="node\d+" class="node">\s*<title>([a-z_]+)</title>`).FindAllStringSubmatch(string(svg), -1) {
+		drawn[m[1]] = true
+	}
+	if len(declared) == 0 {
+		t.Fatal("process-model.dot declares no node")
+	}
+	for n := range declared {
+		if !drawn[n] {
+			t.Errorf("the picture lacks the node %s: render process-model.dot again", n)
+		}
+	}
+	for n := range drawn {
+		if !declared[n] {
+			t.Errorf("the picture has a node %s that process-model.dot does not declare: render it again", n)
+		}
+	}
+}

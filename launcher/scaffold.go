@@ -120,7 +120,9 @@ inference:                        # how the member thinks
 capabilities:                     # what the member may reach
   network:                        # its outbound HTTP
     allow: [localhost]            # lets call-member reach worker's door on this machine
-lifecycle:                        # how the member takes tasks
+lifecycle:                        # how the member takes tasks under mur run --roster --task
+  # Without --task the formation is in door mode: the entry takes tasks at its
+  # door, one after another, until mur stop or Ctrl-C, whatever these say.
   task_acceptance: single         # exactly one task: the formation's
   after_task: exit                # the member, and so the formation, ends with it
 network:                          # its door

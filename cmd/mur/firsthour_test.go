@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -167,4 +169,67 @@ func TestRunStrictCapsule(t *testing.T) {
 		!strings.HasSuffix(stderr, "error[E-RUN-048]: --strict refuses a launch with warnings, and this one has 1 warning (above)\n  hint: fix each warning, or run without --strict\n") {
 		t.Errorf("run --strict = %d\nstdout %q\nstderr %s", code, stdout, stderr)
 	}
+}
+
+// TestDoorModeReadyLine: a formation without --task says, once its entry
+// serves, that it is ready, at which door, and how to stop it; mur stop
+// with the formation id it names ends it.
+func TestDoorModeReadyLine(t *testing.T) {
+	t.Parallel()
+	e := crewEnv(t, nil)
+	cmd := exec.Command(murBin, "run", "--roster", ".")
+	cmd.Dir = filepath.Join(e.root, "crew")
+	cmd.Env = append(os.Environ(), "MURMUR_HOME="+e.home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		done <- cmd.Wait()
+	}()
+	ready := regexp.MustCompile(`^ready: formation (frm_[0-9a-f]{32}) takes tasks at (http://127\.0\.0\.1:\d+) \(its entry, lead\), one after another, until mur stop (frm_[0-9a-f]{32}) or Ctrl-C$`)
+	var url string
+	var seen []string
+	for l := range lines {
+		seen = append(seen, l)
+		if strings.HasPrefix(l, "murmur: url ") {
+			url = strings.TrimPrefix(l, "murmur: url ")
+		}
+		if m := ready.FindStringSubmatch(l); m != nil {
+			if m[1] != m[3] || m[2] != url {
+				t.Errorf("the ready line %q names another formation or door than %s", l, url)
+			}
+			if _, errOut, code := e.mur(t, "crew", "stop", m[1]); code != 0 {
+				t.Errorf("mur stop %s = %d: %s", m[1], code, errOut)
+			}
+			break
+		}
+	}
+	for range lines {
+	}
+	if url == "" || len(seen) < 4 {
+		t.Fatalf("no ready line; stdout:\n%s\nstderr:\n%s", strings.Join(seen, "\n"), stderr.String())
+	}
+	<-done
+	done <- nil
 }
