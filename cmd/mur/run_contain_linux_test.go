@@ -44,7 +44,7 @@ func TestRunScopedToolReachesNoRuntimeOrSecret(t *testing.T) {
 	e := newRunEnv(t, scopedBash("probe "+hex.EncodeToString([]byte("sk-probe-"))+" $PPID; echo probe-exit=$?"))
 	bin := t.TempDir() // on the tool's PATH, so Landlock lets it run
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "probe"), "./testdata/probe")
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := testmur.Combined(build); err != nil {
 		t.Fatalf("go build probe: %v\n%s", err, out)
 	}
 	b := make([]byte, 12)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/session"
 )
 
@@ -17,7 +18,7 @@ func TestRunStartFailureEndsInOrder_SES3(t *testing.T) {
 	e := helloEnv(t)
 	cmd := e.command("--capsule", e.dir, "--task", "list the files")
 	cmd.Env = append(cmd.Env, session.StartFaultEnv+"=after_tools")
-	out, err := cmd.CombinedOutput()
+	out, err := testmur.Combined(cmd)
 	code := cmd.ProcessState.ExitCode()
 	if err != nil && code < 0 {
 		t.Fatal(err)
