@@ -46,6 +46,8 @@ func (r *record) taskID() string {
 		return b.TaskID
 	case trace.Shell:
 		return b.TaskID
+	case trace.CallDenied:
+		return b.TaskID
 	case trace.MemberCallBusy:
 		return b.TaskID
 	case trace.MemberCallStart:

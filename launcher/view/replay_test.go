@@ -10,6 +10,7 @@ import (
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // The studio formation of testdata/studio, recorded by a real run of
@@ -150,5 +151,20 @@ func TestReplayUnderLinkedHome(t *testing.T) {
 	}
 	if strings.Join(got, "; ") != "planner ended; coder ended; reviewer ended" {
 		t.Errorf("members under a linked home = %q, want planner, coder and reviewer, ended", got)
+	}
+}
+
+// TestTimelineMarksDeniedCall: a call a policy hook refused is on its
+// task's timeline as denied, naming the hook, the decision point and the
+// reason (docs/hooks.md).
+func TestTimelineMarksDeniedCall(t *testing.T) {
+	t.Parallel()
+	r := &record{body: trace.CallDenied{Turn: 2, TaskID: "tsk_1", Event: "on-shell", HookName: "guard", Target: "/usr/bin/sh", Reason: "destructive command"}}
+	if r.taskID() != "tsk_1" {
+		t.Errorf("taskID = %q", r.taskID())
+	}
+	it, ok := item(r, 0)
+	if !ok || it.Title != "turn 2 · denied /usr/bin/sh" || it.Status != "denied" || it.Detail != "guard at on-shell: destructive command" || it.Turn == nil || *it.Turn != 2 {
+		t.Errorf("item = %+v, %v", it, ok)
 	}
 }

@@ -94,6 +94,10 @@ func item(r *record, prev int64) (Item, bool) {
 		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · shell %s", b.Turn, b.Binary)
 		it.Status, it.MS = fmt.Sprintf("exit %d", b.ExitCode), ptr(b.DurationMS)
+	case trace.CallDenied: // a policy hook refused the call: it never ran
+		it.Turn = ptr(int64(b.Turn))
+		it.Title = fmt.Sprintf("turn %d · denied %s", b.Turn, b.Target)
+		it.Status, it.Detail = "denied", fmt.Sprintf("%s at %s: %s", b.HookName, b.Event, b.Reason)
 	case trace.MemberCallBusy:
 		it.Title = fmt.Sprintf("call to %s busy (offer %d)", b.Member, b.Offer)
 		it.Status, it.CallID, it.Member, it.MS, it.Detail = "busy", b.CallID, b.Member, ptr(b.WaitedMS), b.Message
