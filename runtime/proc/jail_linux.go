@@ -78,6 +78,9 @@ func (j *jail) namespaces(attr *syscall.SysProcAttr) {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		// The trampoline keeps CAP_SYS_ADMIN in that namespace across its
+		// exec, for its bind mounts; it drops it with every other.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	}
 }
 
@@ -87,7 +90,7 @@ func (j *jail) probeNamespaces() error {
 	cmd := exec.Command("/nonexistent-mur-namespace-probe")
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	j.namespaces(cmd.SysProcAttr)
-	err := cmd.Start()
+	err := startDumpable(cmd)
 	if err == nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -191,7 +194,11 @@ func (j *jail) start(cmd *exec.Cmd) error {
 	cmd.Path, cmd.Args = "/proc/self/exe", []string{args[0], confine.Command, strconv.Itoa(base)}
 	cmd.ExtraFiles = append(append([]*os.File(nil), extra...), specFile, statusW, j.ruleset)
 	j.namespaces(cmd.SysProcAttr)
-	err = cmd.Start()
+	if j.userNS {
+		err = startDumpable(cmd)
+	} else {
+		err = cmd.Start()
+	}
 	cmd.Path, cmd.Args, cmd.ExtraFiles = path, args, extra
 	specFile.Close()
 	statusW.Close() // the trampoline holds its own copy now (or never will)
@@ -251,6 +258,38 @@ func trampolineError(path string, report []byte) error {
 		return &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(r.Errno)}
 	}
 	return fmt.Errorf("confining the command failed: %s: %s", r.Step, r.Text)
+}
+
+// dumpable counts the starts that need this process dumpable.
+var dumpable struct {
+	sync.Mutex
+	n    int
+	was0 bool
+}
+
+// startDumpable starts cmd with this process dumpable meanwhile: a start
+// into a new user namespace writes the child's uid_map, which the kernel
+// refuses to a runtime without CAP_SYS_ADMIN while the child (a copy of
+// this process) is non-dumpable. A confined tool still cannot read this
+// process then: it has no capability and is in a Landlock domain, whose
+// ptrace scope refuses it.
+func startDumpable(cmd *exec.Cmd) error {
+	dumpable.Lock()
+	if dumpable.n == 0 {
+		v, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		dumpable.was0 = v == 0
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	}
+	dumpable.n++
+	dumpable.Unlock()
+	err := cmd.Start()
+	dumpable.Lock()
+	dumpable.n--
+	if dumpable.n == 0 && dumpable.was0 {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	}
+	dumpable.Unlock()
+	return err
 }
 
 // hasCap reports whether this thread has capability c in its effective set.
