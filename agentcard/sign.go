@@ -29,6 +29,10 @@ type Signature struct {
 // with the key in $MURMUR_HOME.
 const OperatorKeyPrefix = "murmur-operator"
 
+// FormationKeyPrefix, then the formation id, is the kid of a formation
+// member's card: it signs with the formation's card key.
+const FormationKeyPrefix = "murmur-formation:"
+
 // KeyID is the kid a key signs under: prefix, ":", then the first 16 hex of
 // SHA-256 of the public key, so that a verifier can tell keys apart.
 func KeyID(prefix string, pub ed25519.PublicKey) string {

@@ -24,12 +24,18 @@ import (
 // are the door tokens, operator first, under network.authentication.
 func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url, home string, maxConns int) (*door.Server, []door.Token, error) {
 	m := l.Manifest
-	// A2A §8.4: the door signs its cards with the operator's key in
-	// $MURMUR_HOME, made on first use; without a home it signs nothing.
+	// A2A §8.4: the door signs its cards — a formation member's with the
+	// formation's card key, any other with the operator's key in
+	// $MURMUR_HOME, made on first use; without either it signs nothing.
 	var cardKey ed25519.PrivateKey
 	var cardKeyID string
 	var err error
-	if home != "" {
+	switch mem := l.Member; {
+	case mem != nil && mem.Launched() && mem.CardKey != nil:
+		// A formation member signs with the formation's card key, its kid
+		// naming the formation.
+		cardKey, cardKeyID = mem.CardKey, agentcard.FormationKeyPrefix+mem.FormationID
+	case home != "":
 		if cardKey, err = murhome.CardKey(home); err != nil {
 			return nil, nil, fmt.Errorf("the card signing key: %w", err)
 		}

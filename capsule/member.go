@@ -1,6 +1,7 @@
 package capsule
 
 import (
+	"crypto/ed25519"
 	"time"
 
 	"github.com/murmur-go/mur/runtime/session"
@@ -23,6 +24,8 @@ func wireMember(l *session.Launch) error {
 		Allow:     l.Manifest.Capabilities.Network.Allow,
 		Deadline:  time.Duration(l.Manifest.Lifecycle.DelegationDeadlineSecs) * time.Second,
 		Cascade:   m.Cascade,
+		CardKey:   cardPublic(m.CardKey),
+		Formation: m.FormationID,
 	})
 	if err != nil {
 		return err
@@ -41,4 +44,12 @@ func wireMember(l *session.Launch) error {
 		return out
 	}
 	return nil
+}
+
+// cardPublic is the public half of the formation's card key; nil for none.
+func cardPublic(k ed25519.PrivateKey) ed25519.PublicKey {
+	if k == nil {
+		return nil
+	}
+	return k.Public().(ed25519.PublicKey)
 }

@@ -1,6 +1,8 @@
 package launcher
 
 import (
+	"encoding/base64"
+
 	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/wire"
 )
@@ -13,6 +15,9 @@ func (c *credentials) firstLine(m *roster.Admitted, cancel string, pid int, star
 		Callees: append([]string{}, m.Callees...), Tokens: make(map[string]string, len(m.Callees))}
 	if cancel == roster.CancelCascade {
 		l.Cancel = cancel
+	}
+	if c.cardKey != nil {
+		l.CardKey = base64.RawURLEncoding.EncodeToString(c.cardKey.Seed())
 	}
 	for _, callee := range m.Callees {
 		l.Tokens[callee] = string(c.member[m.Name][callee])

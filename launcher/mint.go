@@ -19,6 +19,7 @@ type credentials struct {
 	formationID string
 	pub         ed25519.PublicKey
 	priv        ed25519.PrivateKey
+	cardKey     ed25519.PrivateKey                     // the members' Agent Card key (A2A §8.4)
 	launcher    credential.Token                       // sub launcher, GetExtendedAgentCard
 	member      map[string]map[string]credential.Token // caller → callee → token
 }
@@ -32,7 +33,11 @@ func mint(ctx context.Context, f *roster.Formation) (*credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate formation key: %w", err)
 	}
-	c := &credentials{formationID: a2a.NewID(a2a.PrefixFormation), pub: pub, priv: priv,
+	_, cardKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate the formation's card key: %w", err)
+	}
+	c := &credentials{formationID: a2a.NewID(a2a.PrefixFormation), pub: pub, priv: priv, cardKey: cardKey,
 		member: make(map[string]map[string]credential.Token)}
 	names := make([]string, len(f.Members))
 	for i, m := range f.Members {
@@ -64,6 +69,8 @@ func (c *credentials) verifyKey() string { return base64.RawURLEncoding.EncodeTo
 func (c *credentials) drop() {
 	clear(c.priv)
 	c.priv = nil
+	clear(c.cardKey)
+	c.cardKey = nil
 	c.launcher = ""
 	c.member = nil
 }

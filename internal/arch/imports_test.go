@@ -88,7 +88,7 @@ var rules = map[string][]string{
 
 // toolImports are what a package under runtime/tool/ may import.
 var toolImports = []string{
-	"a2a", "a2a/client", "runtime/diag", "runtime/credential", "runtime/peerplane",
+	"a2a", "a2a/client", "agentcard", "runtime/diag", "runtime/credential", "runtime/peerplane",
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation", "runtime/wire",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 	// The span helpers: a tool that calls out (call-member, delegate-task)

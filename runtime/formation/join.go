@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"os"
 	"os/signal"
@@ -45,6 +46,10 @@ type Member struct {
 	PublicKey ed25519.PublicKey
 	Launcher  Launcher
 	Callees   []string // roster order (TRC-1 formation_callees)
+	// CardKey is the formation's Agent Card key from the channel (A2A §8.4):
+	// the member's door signs its cards with it, and call-member checks each
+	// callee's card against its public half. Nil without a channel.
+	CardKey ed25519.PrivateKey
 	// Cascade is the roster's cancel: cascade (ours, issue 12): when a task
 	// of this member ends without the answers of its member calls
 	// delivered, call-member cancels the member tasks it left live.
@@ -174,6 +179,9 @@ func (m *Member) readCredentials(ctx context.Context, fd int) error {
 	m.Name, m.PublicKey, m.Launcher, m.Callees = c.Member, key, *c.Launcher, c.Callees
 	m.tokens = c.Tokens
 	m.Cascade = c.Cancel == wire.CancelCascade
+	if seed, err := base64.RawURLEncoding.DecodeString(c.CardKey); err == nil && len(seed) == ed25519.SeedSize {
+		m.CardKey = ed25519.NewKeyFromSeed(seed)
+	}
 	m.wg.Go(func() { m.readAddresses(br) })
 	return nil
 }

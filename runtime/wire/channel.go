@@ -28,6 +28,11 @@ type Credentials struct {
 	Tokens      map[string]string `json:"tokens"` // callee → member token
 	// Cancel is CancelCascade or absent (the roster's cancel option is off).
 	Cancel string `json:"cancel,omitempty"`
+	// CardKey is the formation's Agent Card signing key, base64url of its
+	// Ed25519 seed: every member signs its cards with it and checks its
+	// callees' cards against it (A2A §8.4). It is not VerifyKey's pair, so
+	// that holding it mints no member token (AUTH-6).
+	CardKey string `json:"card_key,omitempty"`
 }
 
 // Launcher is the process that launched the formation, as the credentials

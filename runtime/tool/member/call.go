@@ -31,6 +31,9 @@ func (s *callSet) send(ctx context.Context, c *call, trust string) tool.Result {
 	if !s.cfg.Allow.Allows(callee.URL) { // CALL-6, CRED-2
 		return s.endNow(c, statusFailed, outputEgress(c.member), true)
 	}
+	if why := s.cfg.checkCard(ctx, c.member, callee.URL); why != "" { // A2A §8.4
+		return s.endNow(c, statusFailed, why, true)
+	}
 	cl, err := client.New(client.Config{BaseURL: callee.URL, Token: string(callee.Token), HTTPClient: s.cfg.HTTPClient})
 	if err != nil {
 		return s.endNow(c, statusFailed, outputUnreached(c.member, "its address could not be used"), true)

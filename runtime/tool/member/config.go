@@ -2,6 +2,7 @@ package member
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -85,6 +86,14 @@ type Config struct {
 	// its member_call says cascade_canceled. False keeps CALL-9/CALL-10:
 	// a member's task is left running.
 	Cascade bool
+	// CardKey is the formation's card key (A2A §8.4): before its first call
+	// to a callee the member checks the callee's card is signed with it, and
+	// refuses the call when it is not. Nil checks nothing.
+	CardKey ed25519.PublicKey
+	// Formation is the formation id, for the refusal's text.
+	Formation string
+
+	cards *cardChecks // the callees whose cards verified, by door URL
 }
 
 // Tools returns call-member and end-without-answer by name, for
@@ -105,6 +114,7 @@ func Tools(cfg Config) (map[string]tool.Tool, error) {
 		cfg.HTTPClient = &http.Client{}
 	}
 	cfg.Callees = append([]string(nil), cfg.Callees...)
+	cfg.cards = &cardChecks{ok: map[string]bool{}}
 	return map[string]tool.Tool{
 		tool.NameCallMember:       &callTool{cfg: &cfg},
 		tool.NameEndWithoutAnswer: &ewaTool{cfg: &cfg},

@@ -47,12 +47,22 @@ type fakeDoor struct {
 	get     func(n int) reply
 	getByID func(id string) reply // when set, answers GetTask by the task id read
 	cancel  func(n int) reply
+	card    []byte // the Agent Card GET /.well-known/agent-card.json answers; nil: 404
 
 	mu   sync.Mutex
 	reqs []request
 }
 
 func (d *fakeDoor) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && r.URL.Path == a2a.WellKnownCardPath {
+		d.mu.Lock()
+		d.reqs = append(d.reqs, request{method: "card", header: r.Header.Clone()})
+		d.mu.Unlock()
+		if d.card == nil {
+			return response(http.StatusNotFound, ""), nil
+		}
+		return response(http.StatusOK, string(d.card)), nil
+	}
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`

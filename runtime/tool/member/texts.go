@@ -144,6 +144,13 @@ func outputUnreached(member, why string) string {
 	return member + "'s door could not be reached: " + why
 }
 
+// outputCardRefused is call-member's refusal of a callee whose Agent Card
+// is not signed with the formation's card key (A2A §8.4): nothing was sent.
+func outputCardRefused(member, url, formation, why string) string {
+	return "'" + member + "' was not called: the Agent Card at " + url + " does not verify against formation " + formation +
+		"'s card key (" + why + "), so the door answering there may not be the member the formation launched; nothing was sent"
+}
+
 func outputEgress(member string) string {
 	return "'" + member + "' could not be called: this capsule's capabilities.network.allow does not reach its door. A formation serves each member's door on loopback http at a port chosen at launch; declare the bare host \"localhost\", which matches every port"
 }
