@@ -29,7 +29,7 @@ func FormationsDir(home string) string { return filepath.Join(home, "formations"
 // FormationDir is formation frm's directory, $MURMUR_HOME/formations/<frm>.
 func FormationDir(home, frm string) string { return filepath.Join(FormationsDir(home), frm) }
 
-// Root is the records root, $MURMUR_HOME/records.
+// RecordsDir is the records root, $MURMUR_HOME/records.
 func RecordsDir(home string) string { return filepath.Join(home, "records") }
 
 // Group is the records group of dir, as the sessions whose workdir lies in

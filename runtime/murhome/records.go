@@ -49,7 +49,7 @@ func GroupDir(home, workdir string) (string, error) {
 	return filepath.Join(RecordsDir(home), strings.TrimPrefix(wd, string(filepath.Separator))), nil
 }
 
-// Dir returns session ses's records directory (SES-3). It creates nothing:
+// SessionDir returns session ses's records directory (SES-3). It creates nothing:
 // the session makes the directory (0700) once MAN-4 has succeeded.
 func SessionDir(home, workdir, ses string) (string, error) {
 	g, err := GroupDir(home, workdir)

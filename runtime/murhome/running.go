@@ -8,7 +8,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 )
 
-// Record is one running record. Keys are written in the order of SES-6, then
+// Running is one running file. Keys are written in the order of SES-6, then
 // the FCLI-5 formation keys, each only when it applies; Tokens only under
 // network.authentication (the only copy of the door tokens, door.md AUTH-5).
 type Running struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
-// Dir is the running-records directory, $MURMUR_HOME/running.
+// RunningDir is the running files' directory, $MURMUR_HOME/running.
 func RunningDir(home string) string { return filepath.Join(home, "running") }
 
 // RunningPath is the running file of session ses.
@@ -66,7 +66,7 @@ func pathErr(err error, fallback string) (path, why string) {
 	return fallback, err.Error()
 }
 
-// Read reads session ses's running record. A missing record is an error
+// ReadRunning reads session ses's running file. A missing record is an error
 // matching fs.ErrNotExist; a malformed one is an error naming the path.
 func ReadRunning(home, ses string) (*Running, error) {
 	return readFile(RunningPath(home, ses))
@@ -95,7 +95,7 @@ func decode(path string, data []byte) (*Running, error) {
 	return &r, nil
 }
 
-// Remove deletes session ses's running record; a record already gone is no
+// RemoveRunning deletes session ses's running file; a record already gone is no
 // error (the session and `mur stop`/`mur ps` may both remove it).
 func RemoveRunning(home, ses string) error {
 	err := os.Remove(RunningPath(home, ses))
@@ -105,7 +105,7 @@ func RemoveRunning(home, ses string) error {
 	return err
 }
 
-// List reads every running record, newest started_at first (ties: the later
+// ListRunning reads every running file, newest started_at first (ties: the later
 // session id first). A missing directory is an empty list. An unreadable
 // directory or record is a *diag.Diagnostic E-RUN-028 (capsule.md CLI-11,
 // CLI-12); a record removed while listing is skipped.
