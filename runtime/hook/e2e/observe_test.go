@@ -115,3 +115,46 @@ rules:
 		t.Errorf("the async hook saw %q, want %q", kinds, want)
 	}
 }
+
+// TestSeedRejected: seed-context answers that are empty, unreadable or
+// over the seed budget are recorded (context_seed, accepted false, with the
+// reason) and place nothing; the task runs on.
+func TestSeedRejected(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 33<<10)
+	for _, c := range []struct{ name, value, reason string }{
+		{"empty", `[]`, "empty"},
+		{"unreadable", `{"not":"a list"}`, "unreadable"},
+		{"over_budget", `["` + big + `"]`, "over_budget"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cp := newCapsule(t, `name: seeded
+version: "0.1.0"
+inference:
+  driver:
+    kind: scripted
+    script: script.yaml
+trace:
+  capture: content
+artifacts:
+  - {name: seeder, version: "1.0.0", runtime: hook}
+`, "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - text: done\n")
+			cp.mustInstallHook(t, "seeder", "binding: on-task-start\ncommit_policy: seed-context\n", hookScript(`  reply '"answer":"seed-context","value":`+c.value+`'
+`))
+			r, stderr, code := cp.run(t, "go")
+			if code != 0 {
+				t.Fatalf("mur run = %d: %s", code, stderr)
+			}
+			recs := records(t, r.RecordsDir)
+			seeds := of[trace.ContextSeed](t, recs)
+			if len(seeds) != 1 || seeds[0].Accepted || seeds[0].Reason != c.reason {
+				t.Errorf("context_seed = %+v, want rejected %s", seeds, c.reason)
+			}
+			infs := of[trace.Inference](t, recs)
+			if len(infs) != 1 || infs[0].Capture == nil || len(infs[0].MessageIDs) != 2 {
+				t.Errorf("the first inference was sent %+v, want the task and the session block only", infs)
+			}
+		})
+	}
+}
