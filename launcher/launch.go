@@ -57,6 +57,10 @@ type Config struct {
 	// RunningFormations returns the formation ids some running record names
 	// with its process alive; an error counts every formation as running (RET-3).
 	RunningFormations func() (map[string]bool, error)
+	// EndAdopted ends what a member that ended left behind, adopted by the
+	// launcher as a subreaper (a killed peer's tool process); it runs after
+	// each member is reaped. Nil: nothing.
+	EndAdopted func()
 }
 
 // TeardownGrace is how long a closed lifeline gets before the launcher

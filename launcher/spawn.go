@@ -170,6 +170,9 @@ func (l *launch) start(p *proc) error {
 		_ = p.cmd.Wait() // the exit status is in ProcessState
 		p.state = p.cmd.ProcessState
 		close(p.exited)
+		if l.cfg.EndAdopted != nil {
+			l.cfg.EndAdopted() // a member's descendants end with it, not with the formation
+		}
 	})
 	if p.entry {
 		close(p.outDone)

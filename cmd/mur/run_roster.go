@@ -232,8 +232,11 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	// Issue 9: the launcher is a subreaper too, so what a member killed
 	// outright (kill -9, OOM) left — a setsid'd or double-forked process —
 	// comes back to it, and is stopped once every member is reaped.
-	reaper, _ := proc.Subreap() // an error: not Linux, nothing to adopt them
+	reaper, err := proc.Subreap() // an error: not Linux, nothing to adopt them
 	defer reaper.Close()
+	if err == nil {
+		cfg.EndAdopted = proc.EndAdopted
+	}
 	// The launcher tells signals apart itself (130/143/129); main's context
 	// would turn each into SIGTERM.
 	code := launcher.Run(context.WithoutCancel(ctx), cfg)
