@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"strconv"
 
 	"github.com/murmur-go/mur/capsule"
@@ -161,7 +162,13 @@ func (r *doctorReport) pass(check string) {
 
 // fail writes a failed check; it counts as an error unless warning is set.
 func (r *doctorReport) fail(check string, err error, warning bool) {
-	fmt.Fprintf(r.w, "✗ %s: %s\n", check, err)
+	// A message that starts with the path the check names says it once:
+	// "✗ manifest <path>:3:5: …", not "✗ manifest <path>: <path>:3:5: …".
+	text := check + ": " + err.Error()
+	if word, path, ok := strings.Cut(check, " "); ok && strings.HasPrefix(err.Error(), path+":") {
+		text = word + " " + err.Error()
+	}
+	fmt.Fprintf(r.w, "✗ %s\n", text)
 	c := doctorCheck{Check: check, Status: "error", Message: err.Error()}
 	d, ok := diag.As(err)
 	if ok {

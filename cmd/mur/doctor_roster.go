@@ -24,9 +24,9 @@ func doctorFormationDir(ctx context.Context, env *Env, w io.Writer, dir string) 
 	fmt.Fprintln(w)
 	switch {
 	case res.errs > 0:
-		fmt.Fprintln(w, "0 checks passed, 1 error found.")
+		fmt.Fprintln(w, "The roster has 1 error.")
 	case res.warns > 0:
-		fmt.Fprintf(w, "0 checks passed, 0 errors found, %d %s.\n", res.warns, rosterPlural(res.warns, "warning"))
+		fmt.Fprintf(w, "The roster has no errors and %d %s.\n", res.warns, rosterPlural(res.warns, "warning"))
 	default:
 		fmt.Fprintln(w, "All checks passed.")
 		return 0, doc, res.strict

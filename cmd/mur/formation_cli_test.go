@@ -130,7 +130,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	}
 	w := "  warning[W-ROS-001]: roster.yaml lets 3 members call 'worker' (lead, a, b), but it holds 2 task(s) at once — task_acceptance: queue, queue_depth: 1 — so a call that arrives while it is full is rejected; lifecycle.queue_depth: 2 would hold them all\n" +
 		noEgress("a") + noEgress("b") + "\n" +
-		"0 checks passed, 0 errors found, 3 warnings.\n\nFix: set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 2 in 'worker''s murmur.yaml\n" +
+		"The roster has no errors and 3 warnings.\n\nFix: set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 2 in the murmur.yaml of member 'worker'\n" +
 		"Fix: add \"localhost\" to capabilities.network.allow\nFix: add \"localhost\" to capabilities.network.allow\n"
 	if !strings.HasSuffix(out.String(), "  reachability: lead → worker, a → worker, b → worker\n"+w) {
 		t.Errorf("doctor =\n%s\nwant the end\n%s", out, w)
@@ -144,7 +144,7 @@ func TestDoctorFormationDir(t *testing.T) {
 	}
 	msg := "roster.yaml: the reachability rule from 'worker' lists the entry member 'lead' in `to`, but the entry member is never called: it runs the formation's own task from launch until the formation ends"
 	hint := "remove 'lead' from that rule; to have 'worker' report to 'lead', write the rule from 'lead' to 'worker'"
-	if !strings.HasSuffix(out.String(), "Roster\n  file: "+rosterPath+"\n  ✗  "+msg+"\n\n0 checks passed, 1 error found.\n\nFix: "+hint+"\n") {
+	if !strings.HasSuffix(out.String(), "Roster\n  file: "+rosterPath+"\n  ✗  "+msg+"\n\nThe roster has 1 error.\n\nFix: "+hint+"\n") {
 		t.Errorf("doctor =\n%s", out)
 	}
 	if errb.String() != "error[E-ROS-008]: "+msg+"\n  hint: "+hint+"\n" {

@@ -173,7 +173,7 @@ func TestAdmissionRefusalsEndToEnd(t *testing.T) {
 			"error[E-ROS-007]: roster.yaml: member 'worker' (crew-worker@0.2.0) is installed in neither store; installed versions of crew-worker: 0.1.0 (global store)\n  hint: install crew-worker@0.2.0 with mur install <the directory holding its murmur.yaml>, or set members[1].version to an installed one\n"},
 		{"6b", crew, lock, "error[E-REG-005]: roster.yaml: member 'worker' resolves crew-worker@0.1.0 (sha256:"},
 		{"7", withOther, "",
-			"error[E-ROS-005]: roster.yaml: the reachability rule from 'lead' calls 'other', but 'other' (crew-lead@0.1.0) does not declare exports.peer_tasks.accept: true\n  hint: declare it in 'other''s murmur.yaml, or drop 'other' from every to\n"},
+			"error[E-ROS-005]: roster.yaml: the reachability rule from 'lead' calls 'other', but 'other' (crew-lead@0.1.0) does not declare exports.peer_tasks.accept: true\n  hint: declare exports.peer_tasks.accept: true in the murmur.yaml of crew-lead (member 'other') and install it again, or drop 'other' from every to\n"},
 	}
 	for _, tt := range tests {
 		dir := "adm-" + tt.name

@@ -296,7 +296,7 @@ func TestCapacityWarning(t *testing.T) {
 	if got := warns[0].Render(); got != want {
 		t.Errorf("W-ROS-001 =\n%q\nwant\n%q", got, want)
 	}
-	if warns[0].Hint != "set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 1 in 'coder''s murmur.yaml" {
+	if warns[0].Hint != "set lifecycle.task_acceptance: queue and lifecycle.queue_depth: 1 in the murmur.yaml of member 'coder'" {
 		t.Errorf("hint = %q", warns[0].Hint)
 	}
 }

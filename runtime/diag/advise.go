@@ -76,7 +76,7 @@ func count(n int, noun string) string {
 func RosPeerExits(m string, callers []string) *Diagnostic {
 	return mk(WROS002, fmt.Sprintf("roster.yaml lets %s call '%s', but its lifecycle.after_task is exit, so it ends after its first task and every later call to it fails unreachable",
 		quoteAll(callers), m),
-		fmt.Sprintf("set lifecycle.after_task: sleep in '%s''s murmur.yaml", m))
+		fmt.Sprintf("set lifecycle.after_task: sleep in the murmur.yaml of member '%s'", m))
 }
 
 // RosCredentialUnset is W-ROS-003: a member's driver credential variable is

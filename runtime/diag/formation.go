@@ -187,13 +187,13 @@ func RosUnknownMember(from, name string) *Diagnostic {
 // RosNoConsent is E-ROS-005.
 func RosNoConsent(from, m, capsule, version string) *Diagnostic {
 	return mk(EROS005, fmt.Sprintf("roster.yaml: the reachability rule from '%s' calls '%s', but '%s' (%s@%s) does not declare exports.peer_tasks.accept: true", from, m, m, capsule, version),
-		fmt.Sprintf("declare it in '%s''s murmur.yaml, or drop '%s' from every to", m, m))
+		fmt.Sprintf("declare exports.peer_tasks.accept: true in the murmur.yaml of %s (member '%s') and install it again, or drop '%s' from every to", capsule, m, m))
 }
 
 // RosNoAuth is E-ROS-006.
 func RosNoAuth(m string) *Diagnostic {
 	return mk(EROS006, fmt.Sprintf("roster.yaml: member '%s' declares no `network.authentication`, and this roster declares peer traffic, so every member's door must require authentication", m),
-		fmt.Sprintf("declare it in '%s''s murmur.yaml, or drop the reachability", m))
+		fmt.Sprintf("declare network.authentication in the murmur.yaml of member '%s' and install it again, or drop the reachability", m))
 }
 
 func rosArtifact(m, capsule, version, fault string) *Diagnostic {
@@ -283,7 +283,7 @@ func RosCapacity(m string, callers []string, capacity int, lifecycle string) *Di
 	}
 	return mk(WROS001, fmt.Sprintf("roster.yaml lets %d members call '%s' (%s), but it holds %d task(s) at once — %s — so a call that arrives while it is full is rejected; lifecycle.queue_depth: %d would hold them all",
 		len(callers), m, strings.Join(callers, ", "), capacity, lifecycle, d),
-		fmt.Sprintf("set lifecycle.task_acceptance: queue and lifecycle.queue_depth: %d in '%s''s murmur.yaml", d, m))
+		fmt.Sprintf("set lifecycle.task_acceptance: queue and lifecycle.queue_depth: %d in the murmur.yaml of member '%s'", d, m))
 }
 
 // RunFormationIDBad is E-RUN-044; reason is one of "it does not start with

@@ -73,8 +73,8 @@ func TestBrokenRosterLifecycle(t *testing.T) {
 	const w002 = "warning[W-ROS-002]: roster.yaml lets 'lead' call 'worker', but its lifecycle.after_task is exit, so it ends after its first task and every later call to it fails unreachable"
 	out, code := p.doctor(t)
 	if code != 0 || !strings.Contains(out, "  "+w019+"\n  "+w002+"\n") ||
-		!strings.Contains(out, "0 checks passed, 0 errors found, 2 warnings.") ||
-		!strings.Contains(out, "Fix: set lifecycle.after_task: sleep in 'worker''s murmur.yaml") {
+		!strings.Contains(out, "The roster has no errors and 2 warnings.") ||
+		!strings.Contains(out, "Fix: set lifecycle.after_task: sleep in the murmur.yaml of member 'worker'") {
 		t.Errorf("mur doctor = %d:\n%s", code, out)
 	}
 
@@ -127,7 +127,7 @@ network:
 
 	const w008 = `warning[W-RUN-008]: roster.yaml lets 'lead' call 'worker', but its capabilities.network.allow reaches no loopback http door at an unpinned port, so every call-member call will be refused; declare "localhost"`
 	out, code := p.doctor(t)
-	if code != 0 || !strings.Contains(out, "  "+w008+"\n") || !strings.Contains(out, "0 checks passed, 0 errors found, 1 warning.") ||
+	if code != 0 || !strings.Contains(out, "  "+w008+"\n") || !strings.Contains(out, "The roster has no errors and 1 warning.") ||
 		!strings.Contains(out, `Fix: add "localhost" to capabilities.network.allow`) {
 		t.Errorf("mur doctor = %d:\n%s", code, out)
 	}
