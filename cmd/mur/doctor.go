@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/murmur-go/mur/capsule"
 	"github.com/murmur-go/mur/runtime/diag"
