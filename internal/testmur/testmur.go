@@ -2,7 +2,8 @@
 // (ARCHITECTURE.md "Tests"): it builds the real binary once per package into
 // a temporary directory and removes it after the tests, or gives the tests a
 // MURMUR_HOME of their own. It is for tests only, imports the standard
-// library only, and is importable by anything.
+// library and runtime/wire (the lines it decodes) only, and is importable by
+// anything.
 //
 // # Example
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, built once by TestMain.
@@ -106,29 +107,10 @@ func (l *launch) wait() int {
 }
 
 // formationLine is FCLI-1's line.
-type formationLine struct {
-	Entry       string `json:"entry"`
-	FormationID string `json:"formation_id"`
-	Peers       []struct {
-		Name      string `json:"name"`
-		PID       int    `json:"pid"`
-		SessionID string `json:"session_id"`
-		URL       string `json:"url"`
-		Workdir   string `json:"workdir"`
-	} `json:"peers"`
-}
+type formationLine = wire.Formation
 
 // readiness is capsule.md CLI-4's line.
-type readiness struct {
-	Auth        string `json:"auth"`
-	FormationID string `json:"formation_id"`
-	Name        string `json:"name"`
-	PID         int    `json:"pid"`
-	RecordsDir  string `json:"records_dir"`
-	SessionID   string `json:"session_id"`
-	URL         string `json:"url"`
-	Workdir     string `json:"workdir"`
-}
+type readiness = wire.Ready
 
 func decode[T any](t testing.TB, line string) T {
 	t.Helper()

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, built once by TestMain.
@@ -51,11 +50,9 @@ func (p *project) mur(t testing.TB, args ...string) string {
 // proc is a background mur started in a session of its own, so that every
 // process it starts can be found and ended.
 type proc struct {
+	*testmur.Lines
 	cmd    *exec.Cmd
-	lines  chan string // stdout lines, in order; closed at EOF
-	stderr testmur.Buffer
-	done   chan struct{} // closed once reaped
-	err    error
+	stderr *testmur.Buffer
 }
 
 func (p *project) start(t testing.TB, args ...string) *proc {
@@ -63,39 +60,14 @@ func (p *project) start(t testing.TB, args ...string) *proc {
 	cmd := exec.Command(mur, args...)
 	cmd.Dir, cmd.Env = p.dir, p.env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	pr := &proc{cmd: cmd, lines: make(chan string, 8), done: make(chan struct{})} // lines: a readiness line or two, never many
-	cmd.Stderr = &pr.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			pr.lines <- sc.Text()
-		}
-		close(pr.lines)
-		pr.err = cmd.Wait()
-		close(pr.done)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-pr.done
-	})
-	return pr
+	ln := testmur.StartLines(t, cmd)
+	return &proc{Lines: ln, cmd: cmd, stderr: ln.Stderr}
 }
 
 // line decodes the next stdout line into v, failing the test at EOF.
 func (pr *proc) line(t testing.TB, v any) {
 	t.Helper()
-	s, ok := <-pr.lines
-	if !ok {
-		<-pr.done
-		t.Fatalf("%s ended (%v) before printing a line; stderr:\n%s", pr.cmd.Args[1], pr.err, pr.stderr.String())
-	}
+	s := pr.Line(t)
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatalf("decode %q: %v", s, err)
 	}
@@ -106,32 +78,17 @@ func (pr *proc) line(t testing.TB, v any) {
 func (pr *proc) stop(t testing.TB) int {
 	t.Helper()
 	_ = pr.cmd.Process.Signal(syscall.SIGTERM)
-	for range pr.lines {
-	}
-	<-pr.done
+	code := pr.Wait()
 	noneLeft(t, pr.cmd.Process.Pid)
-	var ee *exec.ExitError
-	if errors.As(pr.err, &ee) {
-		return ee.ExitCode()
-	}
-	return 0
+	return code
 }
 
 // formationLine and readiness are the launcher's two --json lines
-// (formations.md FCLI-1, capsule.md CLI-4).
-type formationLine struct {
-	FormationID string `json:"formation_id"`
-	Peers       []struct {
-		Name      string `json:"name"`
-		SessionID string `json:"session_id"`
-	} `json:"peers"`
-}
-
-type readiness struct {
-	URL        string `json:"url"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-}
+// (formations.md FCLI-1, capsule.md CLI-4): the wire types.
+type (
+	formationLine = wire.Formation
+	readiness     = wire.Ready
+)
 
 // viewLine is mur view's --json line.
 type viewLine struct {
@@ -146,11 +103,8 @@ type viewLine struct {
 func (p *project) launch(t testing.TB) (*proc, formationLine, readiness) {
 	t.Helper()
 	l := p.start(t, "run", "--roster", ".", "--json")
-	var fl formationLine
-	var entry readiness
-	l.line(t, &fl)
-	l.line(t, &entry)
-	return l, fl, entry
+	fl := l.Formation(t)
+	return l, fl, l.Ready(t)
 }
 
 // view starts `mur view <id> --json` and reads its line.

@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, fake the fake harness; TestMain builds both.
@@ -92,13 +93,7 @@ func (c *hcap) command(args ...string) *exec.Cmd {
 }
 
 // readiness is mur run's --json line (CLI-4).
-type readiness struct {
-	URL        string `json:"url"`
-	PID        int    `json:"pid"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-	Workdir    string `json:"workdir"`
-}
+type readiness = wire.Ready
 
 // run runs `mur run --json --task task` to its end, proves it left no
 // process behind, and returns its readiness line, the rest of stdout,

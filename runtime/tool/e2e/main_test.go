@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // murBin is the real mur binary, built once by TestMain.
@@ -81,12 +82,7 @@ func (c *capsule) installGlobal(t *testing.T, name, version string) {
 }
 
 // readiness is mur run's --json line (capsule.md CLI-4).
-type readiness struct {
-	PID        int    `json:"pid"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-	Workdir    string `json:"workdir"`
-}
+type readiness = wire.Ready
 
 // run runs `mur run --json --task task` to its end and proves it left no
 // process behind.
@@ -102,7 +98,7 @@ func (c *capsule) run(t *testing.T, task string) (r readiness, stderr string, co
 }
 
 // runtimeDir is the session's runtime directory (SES-3).
-func (r readiness) runtimeDir() string { return filepath.Join(r.Workdir, ".murmur", r.SessionID) }
+func runtimeDir(r readiness) string { return filepath.Join(r.Workdir, ".murmur", r.SessionID) }
 
 // records reads a session's trace.jsonl, every line checked against its
 // record type (runtime/trace/tracetest).

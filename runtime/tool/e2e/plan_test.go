@@ -160,7 +160,7 @@ rules:
 		t.Errorf("%d shell records; session_end = %+v", len(shells), end)
 	}
 	for n := 1; n <= 3; n++ {
-		if _, err := os.Stat(filepath.Join(r.runtimeDir(), "plans", "plan-"+string(rune('0'+n))+".json")); err != nil {
+		if _, err := os.Stat(filepath.Join(runtimeDir(r), "plans", "plan-"+string(rune('0'+n))+".json")); err != nil {
 			t.Errorf("plans/plan-%d.json: %v", n, err)
 		}
 	}

@@ -118,11 +118,11 @@ rules:
 	if err != nil || string(lock) != "lock_version: 2\nartifacts: []\n" {
 		t.Errorf("murmur.lock = %q, %v", lock, err)
 	}
-	if _, err := os.Stat(filepath.Join(r.runtimeDir(), "tools", "tool-edit")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(runtimeDir(r), "tools", "tool-edit")); !os.IsNotExist(err) {
 		t.Errorf("tools/tool-edit after the removal: %v", err)
 	}
 	for _, name := range []string{"pull-artifact", "remove-artifact", "session-status"} {
-		if _, err := os.Stat(filepath.Join(r.runtimeDir(), "tools", name, "murmur.yaml")); err != nil {
+		if _, err := os.Stat(filepath.Join(runtimeDir(r), "tools", name, "murmur.yaml")); err != nil {
 			t.Errorf("staged %s: %v", name, err)
 		}
 	}

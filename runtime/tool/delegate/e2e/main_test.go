@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/trace/tracetest"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, built once by TestMain.
@@ -102,13 +103,7 @@ func (w *world) install(t testing.TB, caps ...capsule) {
 }
 
 // readiness is mur run's --json line (capsule.md CLI-4).
-type readiness struct {
-	URL        string `json:"url"`
-	PID        int    `json:"pid"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-	Workdir    string `json:"workdir"`
-}
+type readiness = wire.Ready
 
 // command is `mur run --capsule <dir> --json args…` in a session of its own,
 // so that every process it starts can be found (noneLeft).

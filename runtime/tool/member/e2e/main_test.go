@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, built once by TestMain.
@@ -141,36 +139,22 @@ func (p *project) fifo(t testing.TB, name string) string {
 	return path
 }
 
-// formationLine is FCLI-1's first line.
-type formationLine struct {
-	Entry       string `json:"entry"`
-	FormationID string `json:"formation_id"`
-	Peers       []struct {
-		Name      string `json:"name"`
-		PID       int    `json:"pid"`
-		SessionID string `json:"session_id"`
-		URL       string `json:"url"`
-		Workdir   string `json:"workdir"`
-	} `json:"peers"`
-}
-
-// readiness is the entry's readiness line (capsule.md CLI-4).
-type readiness struct {
-	URL        string `json:"url"`
-	PID        int    `json:"pid"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-}
+// formationLine is FCLI-1's first line, readiness the entry's readiness
+// line (capsule.md CLI-4): the wire types, decoded by testmur.Lines.
+type (
+	formationLine = wire.Formation
+	readiness     = wire.Ready
+)
 
 // launch is a running `mur run --roster . --json …`, in a session of its own
 // so that every process it starts can be found (noneLeft).
 type launch struct {
+	*testmur.Lines
 	p      *project
 	cmd    *exec.Cmd
-	lines  chan string
-	stderr testmur.Buffer
-	done   chan struct{}
-	err    error
+	lines  <-chan string
+	stderr *testmur.Buffer
+	done   <-chan struct{}
 	form   formationLine
 	entry  readiness
 }
@@ -187,58 +171,20 @@ func (p *project) launch(t testing.TB, args ...string) *launch {
 	cmd := exec.Command(mur, append([]string{"run", "--roster", ".", "--json"}, args...)...)
 	cmd.Dir, cmd.Env = p.dir, p.environ()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	l := &launch{p: p, cmd: cmd, lines: make(chan string, 4), done: make(chan struct{})} // lines: the two --json lines, never more
-	cmd.Stderr = &l.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			l.lines <- sc.Text()
-		}
-		close(l.lines)
-		l.err = cmd.Wait()
-		close(l.done)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-l.done
-	})
-	decodeLine(t, l, &l.form)
-	decodeLine(t, l, &l.entry)
+	ln := testmur.StartLines(t, cmd)
+	l := &launch{Lines: ln, p: p, cmd: cmd, lines: ln.C(), stderr: ln.Stderr, done: ln.Done()}
+	l.form = ln.Formation(t)
+	l.entry = ln.Ready(t)
 	return l
-}
-
-func decodeLine(t testing.TB, l *launch, v any) {
-	t.Helper()
-	s, ok := <-l.lines
-	if !ok {
-		<-l.done
-		t.Fatalf("the launcher ended (%v) before its --json lines; stderr:\n%s", l.err, l.stderr.String())
-	}
-	if err := json.Unmarshal([]byte(s), v); err != nil {
-		t.Fatalf("decode %q: %v", s, err)
-	}
 }
 
 // wait reaps the launcher, returns its exit code, and fails the test if any
 // process the launch started is still alive (every test proves it).
 func (l *launch) wait(t testing.TB) int {
 	t.Helper()
-	for range l.lines {
-	}
-	<-l.done
+	code := l.Wait()
 	noneLeft(t, l.cmd.Process.Pid)
-	var ee *exec.ExitError
-	if errors.As(l.err, &ee) {
-		return ee.ExitCode()
-	}
-	return 0
+	return code
 }
 
 // peer returns the formation line's entry for name.

@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/wire"
 )
 
 // mur is the real binary, built once by TestMain.
@@ -55,14 +56,7 @@ func (w *world) write(t testing.TB, rel, text string) string {
 }
 
 // readiness is CLI-4's --json line.
-type readiness struct {
-	Name       string `json:"name"`
-	PID        int    `json:"pid"`
-	RecordsDir string `json:"records_dir"`
-	SessionID  string `json:"session_id"`
-	URL        string `json:"url"`
-	Workdir    string `json:"workdir"`
-}
+type readiness = wire.Ready
 
 // proc is one running `mur run --json` serving its door, in a process
 // group of its own.
