@@ -70,7 +70,7 @@ func (f *fault) Error() string { return f.text }
 // running is one started hook process.
 type running struct {
 	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	stdin   *os.File
 	lines   chan []byte // stdout, one line each; closed at EOF
 	readErr error       // why lines closed early (a line over maxLine); set before close
 	waited  <-chan error
@@ -84,15 +84,19 @@ func (h *Hook) start() (*running, error) {
 	cmd.Dir = h.Spec.Dir
 	cmd.Env = h.Spec.Env
 	cmd.SysProcAttr = proc.SysProcAttr()
-	stdin, err := cmd.StdinPipe()
+	// Pipes of our own, not StdinPipe/StdoutPipe: the sandbox waits for the
+	// process at once, and Wait would close those under the reader.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
-		stdin.Close()
+		inR.Close()
+		inW.Close()
 		return nil, err
 	}
+	cmd.Stdin, cmd.Stdout = inR, outW
 	var log *os.File
 	if h.Spec.Log != "" {
 		log, _ = os.OpenFile(h.Spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -101,14 +105,17 @@ func (h *Hook) start() (*running, error) {
 		cmd.Stderr = log
 	}
 	waited, err := h.sandbox.Spawn(cmd)
+	inR.Close() // the child holds its own copies now (or never will)
+	outW.Close()
 	if err != nil {
-		stdin.Close()
-		stdout.Close()
+		inW.Close()
+		outR.Close()
 		if log != nil {
 			log.Close()
 		}
 		return nil, err
 	}
+	stdin, stdout := inW, outR
 	r := &running{cmd: cmd, stdin: stdin, lines: make(chan []byte, 16), waited: waited, log: log}
 	go func() { // owned by r: ends at the process's EOF or when it is killed
 		sc := bufio.NewScanner(stdout)
@@ -117,6 +124,7 @@ func (h *Hook) start() (*running, error) {
 			r.lines <- append([]byte(nil), sc.Bytes()...)
 		}
 		r.readErr = sc.Err()
+		stdout.Close()
 		close(r.lines)
 	}()
 	return r, nil
@@ -209,10 +217,16 @@ func (h *Hook) exchange(ctx context.Context, event, phase string, payload any) (
 	p := h.p
 	h.seq++
 	id := h.seq
-	if err := writeLine(p.stdin, request{ID: id, Event: event, Phase: phase, Payload: payload}); err != nil {
-		return Answer{}, &fault{arm: "error", text: "the hook's input is closed: " + p.exitText()}
-	}
 	d := h.deadline()
+	// The deadline holds for writing too: a hook that reads nothing cannot
+	// block the call on a full pipe.
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(d))
+	if err := writeLine(p.stdin, request{ID: id, Event: event, Phase: phase, Payload: payload}); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return Answer{}, &fault{arm: "timeout", text: fmt.Sprintf("the hook did not answer within %s", fmtSecs(d))}
+		}
+		return Answer{}, &fault{arm: "error", text: p.exitText()}
+	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	cctx, cancel := context.WithTimeout(ctx, d)
