@@ -60,15 +60,26 @@ func TestRunScopedToolReachesNoRuntimeOrSecret(t *testing.T) {
 	}
 }
 
-// A scoped tool cannot open a UDP (or any other non-TCP IP) socket when
-// network.allow names nothing: bash's /dev/udp is refused, /dev/tcp to a
-// closed port is refused by Landlock as before.
+// A scoped tool cannot open a UDP (or any other non-TCP IP) socket unless
+// network.allow names a host to resolve (DNS is UDP): bash's /dev/udp is
+// refused with network.allow empty or naming only IP addresses, and opens
+// when it names a host.
 func TestRunScopedToolHasNoUDP(t *testing.T) {
 	needLandlock(t)
-	e := newRunEnv(t, scopedBash("(exec 3<>/dev/udp/127.0.0.1/9) 2>/dev/null && echo udp-open || echo udp-refused"))
-	out, errOut, code := e.run(t, "--capsule", e.dir, "--task", "udp")
-	if code != 0 || !strings.Contains(out, "Stdout:\nudp-refused\n") {
-		t.Errorf("mur run = %d, stdout %q, stderr %q; want udp-refused", code, out, errOut)
+	for _, c := range []struct{ allow, want string }{
+		{"", "udp-refused"},
+		{`["127.0.0.1:9"]`, "udp-refused"},
+		{`["api.example.com:443"]`, "udp-open"},
+	} {
+		files := scopedBash("(exec 3<>/dev/udp/127.0.0.1/9) 2>/dev/null && echo udp-open || echo udp-refused")
+		if c.allow != "" {
+			files["murmur.yaml"] += "  network:\n    allow: " + c.allow + "\n"
+		}
+		e := newRunEnv(t, files)
+		out, errOut, code := e.run(t, "--capsule", e.dir, "--task", "udp")
+		if code != 0 || !strings.Contains(out, "Stdout:\n"+c.want+"\n") {
+			t.Errorf("network.allow %s: mur run = %d, stdout %q, stderr %q; want %s", c.allow, code, out, errOut, c.want)
+		}
 	}
 }
 
