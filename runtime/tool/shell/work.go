@@ -19,6 +19,11 @@ const (
 	stopWaitMore  = 3 * time.Second
 )
 
+// CloseGraceEnv names the test builds' override of the session end's grace
+// (SES-8): MURMUR_TEST_SHELL_CLOSE_GRACE=<duration>, read only by a mur built
+// with the murtest tag (internal/testmur builds so).
+const CloseGraceEnv = "MURMUR_TEST_SHELL_CLOSE_GRACE"
+
 // shownTail is BG-2's output_shown for output past TailBytes.
 const shownTail = "last 16384 bytes"
 
@@ -334,7 +339,7 @@ func (ws *Works) Close() []Abandoned {
 		// One grace for all of them: a closed channel, so every command still
 		// running once it passes is killed, not only the first (SES-8).
 		graceOver := make(chan struct{})
-		grace := time.AfterFunc(stopKillAfter, func() { close(graceOver) })
+		grace := time.AfterFunc(closeGrace(), func() { close(graceOver) })
 		defer grace.Stop()
 		for _, a := range out {
 			select {

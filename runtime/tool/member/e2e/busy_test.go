@@ -13,6 +13,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
 	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/tool/shell"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -222,25 +223,28 @@ worker's door stopped answering: connection refused
 // closing answers "task rejected: the session is closing"; the call ends
 // rejected in its tool call, and nothing is offered again. The worker ends
 // after its first task (after_task: exit), and a background command that
-// outlives SIGTERM keeps its door up, closing, for 2 s (capsule.md SES-8).
-// That command marks the SIGTERM, which comes once the worker's task table
-// is closing, and the lead calls again only after the mark: the worker's
-// answer alone (its task completed) may still reach the lead before its
-// session starts closing, when the second call would be queued instead.
+// outlives SIGTERM keeps its door up, closing (capsule.md SES-8). That
+// command says so on a fifo once its SIGTERM came, which is once the
+// worker's task table is closing, and then holds the session closing until
+// the lead, its second call answered, lets it go on another: the lead calls
+// again on that event, never inside a window (the test build's grace,
+// shell.CloseGraceEnv, is a bound well past it).
 func TestCallRejectedClosing(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
-	closing := filepath.Join(p.dir, "worker-closing")
+	p.env = []string{shell.CloseGraceEnv + "=2m"}
+	closing, released := p.fifo(t, "worker-closing"), p.fifo(t, "worker-released")
 	lead := capsule{name: "lead", shell: true, script: fmt.Sprintf(`script_version: 1
 rules:
   - match: {always: true}
     turns:
       - tool_calls: [{name: call-member, input: {member: worker, task: "prep"}}]
       - text: "waiting for worker"
-      - tool_calls: [{name: bash, input: {command: "for i in $(seq 400); do [ -e %[1]s ] && break; sleep 0.05; done"}}]
+      - tool_calls: [{name: bash, input: {command: "cat %[1]s"}}]
       - tool_calls: [{name: call-member, input: {member: worker, task: "again"}}]
-      - text: "lead: {{tool_result}}"
-`, closing)}
+      - tool_calls: [{name: bash, input: {command: "echo go > %[2]s"}}]
+      - text: "lead: done"
+`, closing, released)}
 	w := capsule{name: "worker", shell: true, extra: `lifecycle:
   task_acceptance: queue
   after_task: exit
@@ -252,9 +256,9 @@ exports:
 rules:
   - match: {always: true}
     turns:
-      - tool_calls: [{name: bash, input: {command: "trap 'touch %s' TERM; while :; do sleep 0.05; done"}}]
+      - tool_calls: [{name: bash, input: {command: "trap 'echo closing > %[1]s; cat %[2]s; exit 0' TERM; while :; do sleep 0.05; done"}}]
       - text: "prepped"
-`, closing)}
+`, closing, released)}
 	p.install(t, lead, w)
 	p.roster(t, []string{"lead", "worker"}, "lead:worker")
 	l := p.start(t, "build it")
