@@ -20,7 +20,7 @@ import (
 )
 
 // Registry is the part of the session's task table the door answers from
-// (ARCHITECTURE.md "The task table seam"); *task.Registry satisfies it. The
+// (ARCHITECTURE.md "The task table seam"); *tasktable.Registry satisfies it. The
 // door never runs a task. Errors are *a2a.Error; anything else is answered
 // -32603.
 type Registry interface {
