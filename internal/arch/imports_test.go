@@ -43,6 +43,9 @@ var rules = map[string][]string{
 	"internal/otlptest": {},
 	// The scripted test door's executor: the task table and its texts.
 	"internal/doortest": {"a2a", "runtime/tasktable"},
+	// Capsules served in a test's process, and a formation's channel as a
+	// launcher would write it.
+	"internal/capsuletest": {"a2a", "a2a/client", "capsule", "runtime/credential", "runtime/formation", "runtime/murhome", "runtime/session", "runtime/wire"},
 	// The runtime never reaches the door or the launcher: it satisfies the
 	// door's needs through runtime/tasktable and meets formations through fds.
 	"runtime/...": {"a2a", "a2a/client", "runtime/diag", "runtime/tasktable", "runtime/credential", "runtime/peerplane", "runtime/..."},
