@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,4 +233,38 @@ func TestDoorModeReadyLine(t *testing.T) {
 	}
 	<-done
 	done <- nil
+}
+
+// TestTraceLookups: mur trace show <frm_id> --json prints the formation's
+// member sessions with their summaries, and a session's id suffix finds it
+// from a directory other than the one it ran in.
+func TestTraceLookups(t *testing.T) {
+	t.Parallel()
+	e := crewEnv(t, nil)
+	_, errOut, code := e.mur(t, "crew", "run", "--roster", ".", "--task", "hello")
+	frm := regexp.MustCompile(`(?m)^formation: (frm_[0-9a-f]{32})$`).FindStringSubmatch(errOut)
+	if code != 0 || frm == nil {
+		t.Fatalf("run = %d: %s", code, errOut)
+	}
+	out, errOut, code := e.mur(t, "", "trace", "show", frm[1], "--json")
+	var doc struct {
+		FormationID string `json:"formation_id"`
+		Members     []struct {
+			Member, Role string
+			Summary      struct {
+				SessionID string `json:"session_id"`
+			}
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.FormationID != frm[1] || len(doc.Members) != 2 ||
+		doc.Members[0].Member != "lead" || doc.Members[0].Role != "entry" || doc.Members[1].Member != "worker" || doc.Members[1].Role != "peer" {
+		t.Fatalf("trace show %s --json = %d\n%s%s", frm[1], code, out, errOut)
+	}
+	ses := doc.Members[1].Summary.SessionID
+	out, errOut, code = e.mur(t, "", "trace", "show", ses[len(ses)-6:])
+	if code != 0 || !strings.Contains(out, "session:    "+ses+"\n") {
+		t.Errorf("trace show <suffix> outside the session's workdir = %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = e.mur(t, "", "trace", "show", frm[1], "--follow")
+	expect(t, "trace show <frm_id> --follow", out, errOut, code, "", "error: a formation id does not take --follow\nrun 'mur trace show --help' for usage\n", 2)
 }

@@ -28,6 +28,7 @@ var jsonOutputs = []struct {
 	{"`mur conformance --json`", conformanceJSON{}},
 	{"`mur card verify --json`", cardJSON{}},
 	{"`mur trace show --json`", traceview.Summary{}},
+	{"`mur trace show <frm_id> --json`", formationTraceJSON{}},
 	{"`mur version --json`", versionJSON{}},
 }
 
@@ -35,7 +36,7 @@ var jsonOutputs = []struct {
 // diagnostic, a nested mur stop document, a trace record (capsule.md §6),
 // a time.
 func jsonLeaf(t reflect.Type) bool {
-	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[capsule.Stopped]() || t == reflect.TypeFor[time.Time]() ||
+	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[capsule.Stopped]() || t == reflect.TypeFor[time.Time]() || t == reflect.TypeFor[traceview.Summary]() ||
 		strings.HasSuffix(t.PkgPath(), "/runtime/trace")
 }
 

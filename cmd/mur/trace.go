@@ -26,14 +26,15 @@ var cmdTrace = &command{
 const traceUsage = `Usage: mur trace show [<session> | <formation>] [--workdir <dir>] [--json] [--follow]
 
 Summarizes one session's trace.jsonl, read from its records directory under
-$MURMUR_HOME/records/<workdir>/. <session> is a full session id (found from
-any directory), the last 4 or more characters of one, @N (the N-th newest
-session) or a path to a trace.jsonl or a session directory; the default is
-@1. A running session's trace is shown as it is so far, marked live.
+$MURMUR_HOME/records/<workdir>/. <session> is a full session id or the
+last 4 or more characters of one (either found from any directory, this
+workdir's sessions first), @N (the N-th newest session here) or a path to a
+trace.jsonl or a session directory; the default is @1. A running session's trace is shown as it is so far, marked live.
 --json prints the summary as one JSON document, nothing cut (docs/json.md).
 --follow prints the session's timeline as its records arrive, until its
 session_end. <formation> (frm_…) lists the formation's member sessions, then
-their records as one timeline, calls between members as → and ←.`
+their records as one timeline, calls between members as → and ←; with
+--json, each member session's summary.`
 
 func runTrace(ctx context.Context, env *Env, args []string) int {
 	fs := flag.NewFlagSet("trace show", flag.ContinueOnError)
@@ -63,10 +64,10 @@ func runTrace(ctx context.Context, env *Env, args []string) int {
 		arg = pos[0]
 	}
 	if strings.HasPrefix(arg, a2a.PrefixFormation) { // FCLI-8
-		if *jsonOut || *follow {
-			return usageError(env, "trace show", "a formation id takes neither --json nor --follow")
+		if *follow {
+			return usageError(env, "trace show", "a formation id does not take --follow")
 		}
-		return traceFormation(env, arg)
+		return traceFormation(env, arg, *jsonOut)
 	}
 	if *follow {
 		if *jsonOut {
@@ -110,6 +111,7 @@ func tracePath(env *Env, workdir, arg string) (string, error) {
 		return "", err
 	}
 	byID := workdir == "" && a2a.ValidID(arg, a2a.PrefixSession)
+	bySuffix := workdir == "" && !byID && len(arg) >= murhome.MinSuffix && !strings.HasPrefix(arg, "@") && !strings.ContainsAny(arg, "/.")
 	if workdir == "" {
 		if workdir, err = os.Getwd(); err != nil {
 			return "", err
@@ -118,7 +120,7 @@ func tracePath(env *Env, workdir, arg string) (string, error) {
 	group, err := murhome.GroupDir(home, workdir)
 	if err == nil {
 		var path string
-		if path, err = murhome.Resolve(group, arg); err == nil || !byID {
+		if path, err = murhome.Resolve(group, arg); err == nil || !byID && !bySuffix {
 			return path, err
 		}
 	}
@@ -128,10 +130,39 @@ func tracePath(env *Env, workdir, arg string) (string, error) {
 		}
 		return "", diag.TrcNoMatch(arg)
 	}
+	// A suffix that names no session here is looked for wherever a session
+	// ran, as a full id is.
+	if bySuffix && noSessionHere(err) {
+		switch ids := murhome.FindSessionSuffix(home, arg); len(ids) {
+		case 0:
+			if d, ok := diag.As(err); ok {
+				return "", d
+			}
+			return "", diag.TrcNoMatch(arg)
+		case 1:
+			return filepath.Join(ids[0], murhome.TraceFile), nil
+		default:
+			names := make([]string, len(ids))
+			for i, d := range ids {
+				names[i] = filepath.Base(d)
+			}
+			return "", diag.TrcAmbiguous(arg, names)
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", diag.IONotFound(workdir).WithErr(err)
 	}
 	return "", err
+}
+
+// noSessionHere reports whether err says the records group holds no
+// session the address names (none at all, none matching, or no group).
+func noSessionHere(err error) bool {
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	d, ok := diag.As(err)
+	return ok && d.Code == diag.ETRC002 && strings.HasPrefix(d.Msg, "no session ")
 }
 
 // parseInterspersed parses flags that may come before, between or after the

@@ -49,8 +49,9 @@ func followTrace(ctx context.Context, env *Env, path string) int {
 }
 
 // traceFormation is `mur trace show <frm_id>` (FCLI-8): the formation's
-// member sessions, then their records as one timeline.
-func traceFormation(env *Env, frm string) int {
+// member sessions, then their records as one timeline; with jsonOut one
+// document holding each member session's summary.
+func traceFormation(env *Env, frm string, jsonOut bool) int {
 	if why := diag.FormationIDFault(frm); why != "" {
 		return fail(env, "trace show", diag.RunNotFormationID(frm, why))
 	}
@@ -68,6 +69,7 @@ func traceFormation(env *Env, frm string) int {
 	type row struct{ name, ses, role, status, dir string }
 	var rows []row
 	var events []traceview.Event
+	doc := formationTraceJSON{FormationID: frm, Running: live, Members: []formationMemberJSON{}}
 	sort.SliceStable(members, func(i, j int) bool { return members[i].Entry && !members[j].Entry })
 	for _, m := range members {
 		path := filepath.Join(m.RecordsDir, murhome.TraceFile)
@@ -84,11 +86,21 @@ func traceFormation(env *Env, frm string) int {
 			role = "entry"
 		}
 		rows = append(rows, row{name, tr.SessionID, role, tr.End.ExitStatus, m.RecordsDir})
+		if jsonOut {
+			doc.Members = append(doc.Members, formationMemberJSON{Member: name, Role: role, RecordsDir: m.RecordsDir, Summary: traceview.Summarize(tr)})
+			continue
+		}
 		evs, err := memberEvents(path, name)
 		if err != nil {
 			return fail(env, "trace show", err)
 		}
 		events = append(events, evs...)
+	}
+	if jsonOut {
+		if err := writeJSON(env.Stdout, doc); err != nil {
+			return fail(env, "trace show", err)
+		}
+		return 0
 	}
 	w := env.out()
 	state := "ended"
@@ -124,4 +136,19 @@ func memberEvents(path, member string) ([]traceview.Event, error) {
 		}
 	}
 	return out, nil
+}
+
+// formationTraceJSON is `mur trace show <frm_id> --json` (docs/json.md):
+// the formation's member sessions, the entry first, each with its summary.
+type formationTraceJSON struct {
+	FormationID string                `json:"formation_id"`
+	Running     bool                  `json:"running"`
+	Members     []formationMemberJSON `json:"members"`
+}
+
+type formationMemberJSON struct {
+	Member     string            `json:"member"`
+	Role       string            `json:"role"` // entry | peer
+	RecordsDir string            `json:"records_dir"`
+	Summary    traceview.Summary `json:"summary"`
 }

@@ -32,3 +32,23 @@ func FindSession(home, ses string) string {
 	})
 	return out
 }
+
+// FindSessionSuffix returns the directories of every session under home's
+// records whose id ends with suffix (MatchSuffix's rule), wherever it ran,
+// in walk order.
+func FindSessionSuffix(home, suffix string) []string {
+	var out []string
+	_ = filepath.WalkDir(RecordsDir(home), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if a2a.ValidID(d.Name(), a2a.PrefixSession) {
+			if len(MatchSuffix([]string{d.Name()}, suffix)) == 1 {
+				out = append(out, path)
+			}
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out
+}
