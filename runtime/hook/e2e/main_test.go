@@ -23,7 +23,10 @@ var murBin string
 func TestMain(m *testing.M) { os.Exit(testmur.Run(m, testmur.Mur, &murBin)) }
 
 // capsule is one test's capsule directory (its <project>) and MURMUR_HOME.
-type capsule struct{ dir, home string }
+type capsule struct {
+	dir, home string
+	env       []string // more environment for mur run
+}
 
 func newCapsule(t *testing.T, manifest, script string) *capsule {
 	t.Helper()
@@ -54,7 +57,7 @@ func writeFile(t *testing.T, path, text string) {
 // own so every process it starts can be found.
 func (c *capsule) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(murBin, args...)
-	cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home)
+	cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home, c.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd
 }

@@ -34,6 +34,7 @@ artifacts:
     on_overflow: block
     capabilities:
       filesystem: {scope: audit}
+    config: {level: all}
 `
 
 // TestSeedObserveInferAndGrants runs three hooks through the real binary:
@@ -57,6 +58,7 @@ rules:
       - text: "done"
 `)
 	c.write(t, "workdir-secret.txt", "secret")
+	c.env = []string{"OPENAI_API_KEY=sk-test-not-for-hooks"}
 	c.mustInstallHook(t, "seeder", "binding: on-task-start\ncommit_policy: seed-context\n", hookScript(`  case "$line" in
     *'"phase":"decide"'*) reply '"answer":"seed-context","value":["remember: the user likes short answers"]';;
     *) reply '"answer":"none"';;
@@ -66,7 +68,8 @@ rules:
   IFS= read -r answer
   reply '"answer":"none"'
 `))
-	c.mustInstallHook(t, "audit", "execution_mode: async\n", hookScript(`  printf '%s\n' "$line" >> events.jsonl
+	c.mustInstallHook(t, "audit", "execution_mode: async\n", hookScript(`  [ -e env.txt ] || env > env.txt
+  printf '%s\n' "$line" >> events.jsonl
   if cat ../workdir-secret.txt >/dev/null 2>&1; then echo read >> events.jsonl; fi
   reply '"answer":"none"'
 `))
@@ -80,6 +83,11 @@ rules:
 		t.Errorf("context_seed = %+v", seeds)
 	}
 	infs := of[trace.Inference](t, recs)
+	if infs[0].Capture == nil || len(infs[0].MessageIDs) != 3 {
+		t.Errorf("the first inference was sent %v, want the seed, the task and the session block", infs[0].Capture)
+	} else if b, err := os.ReadFile(filepath.Join(r.RecordsDir, "blobs", infs[0].MessageSHAs[0])); err != nil || !strings.Contains(string(b), "remember: the user likes short answers") {
+		t.Errorf("the first message sent = %s (%v), want the seed", b, err)
+	}
 	var origins []string
 	for _, in := range infs {
 		origins = append(origins, in.Origin)
@@ -109,6 +117,25 @@ rules:
 		_, rest, _ := strings.Cut(l, `"event":"`)
 		ev, _, _ := strings.Cut(rest, `"`)
 		kinds = append(kinds, ev)
+	}
+	env, err := os.ReadFile(filepath.Join(r.Workdir, "audit", "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, kv := range strings.Split(strings.TrimSpace(string(env)), "\n") {
+		k, v, _ := strings.Cut(kv, "=")
+		names[k] = v
+	}
+	for k := range names {
+		switch k {
+		case "PATH", "LANG", "TZ", "MURMUR_SESSION_ID", "MURMUR_HOOK_NAME", "MURMUR_ARTIFACT_CONFIG", "PWD", "OLDPWD", "SHLVL", "_":
+		default:
+			t.Errorf("the hook's environment holds %s", k)
+		}
+	}
+	if names["MURMUR_ARTIFACT_CONFIG"] != `{"level":"all"}` || names["MURMUR_HOOK_NAME"] != "audit" || names["MURMUR_SESSION_ID"] != r.SessionID {
+		t.Errorf("the hook's environment:\n%s", env)
 	}
 	want := "on-session-start,on-task-start,on-inference,on-shell,on-inference,on-task-end,on-session-end"
 	if strings.Join(kinds, ",") != want {
