@@ -62,7 +62,7 @@ var rules = map[string][]string{
 	"runtime/harness/bridge": {"runtime/tool"},
 	// Delegation's process side, shared by delegate-task and submit-plan's
 	// capsule steps: a leaf below the tools, which knows none of them.
-	"runtime/spawn":    {"a2a", "a2a/client", "runtime/atomicfile", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
+	"runtime/spawn":    {"a2a", "a2a/client", "agentcard", "runtime/atomicfile", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/store", "runtime/formation", "runtime/wire"},
 	"runtime/tool/...": toolImports,
 	// The trace records and their writer know no secret's format: the
 	// session hands the writer its redaction (Writer.Redact).

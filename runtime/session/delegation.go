@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	oteltrace "go.opentelemetry.io/otel/trace"
 
+	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/telemetry"
@@ -53,8 +55,15 @@ func (s *Session) buildDelegation() map[string]tool.Tool {
 	if s.l.Member != nil {
 		formationID = s.l.Member.FormationID
 	}
+	var cardKey ed25519.PublicKey // A2A §8.4: a child signs with the home's operator key
+	if s.cfg.Home != "" {
+		if k, err := murhome.CardKey(s.cfg.Home); err == nil {
+			cardKey = k.Public().(ed25519.PublicKey)
+		}
+	}
 	hub, err := spawn.New(spawn.Config{
-		Mur: mur, Parent: s.m, SessionID: s.id, URL: s.url, Workdir: s.workdir, Cwd: s.l.Opts.Cwd,
+		CardKey: cardKey,
+		Mur:     mur, Parent: s.m, SessionID: s.id, URL: s.url, Workdir: s.workdir, Cwd: s.l.Opts.Cwd,
 		Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, Depth: depth, FormationID: formationID,
 		Deadline: s.deadline, Getenv: s.l.Opts.Getenv, NoEnvFile: s.l.Opts.NoEnvFile, LogsDir: s.logsDir,
 		Pass: telemetry.EnvNames(), // issue 14: a child's spans go where the parent's do

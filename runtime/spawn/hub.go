@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -82,6 +83,10 @@ type Config struct {
 	NoEnvFile bool
 	// LogsDir, when set, receives each child's stderr as <delegation_id>.log.
 	LogsDir string
+	// CardKey, when set, is the key a child's Agent Card must verify with
+	// before its task is handed over (A2A §8.4): the operator's card key in
+	// the $MURMUR_HOME parent and child share. Nil checks nothing.
+	CardKey ed25519.PublicKey
 	// Timing: each zero field takes DefaultTiming's value.
 	Timing Timing
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/a2a/client"
+	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/supervisor"
@@ -209,6 +211,10 @@ func (h *Hub) await(ctx context.Context, c *Child) error {
 		if err != nil {
 			return &LaunchError{Output: fmt.Sprintf("%s reported a door that cannot be used", c.Capsule), SessionID: c.SessionID}
 		}
+		if err := h.checkCard(ctx, rl.URL); err != nil {
+			return &LaunchError{Output: fmt.Sprintf("%s's Agent Card does not verify against its spawner's card key (%v), so the door at its address may not be the child this session started; the task was not handed over",
+				c.Capsule, err), SessionID: c.SessionID}
+		}
 		c.cl = cl
 		c.Ready = time.Now()
 		return nil
@@ -303,4 +309,32 @@ func refusedWhy(capsule string, err error) string {
 		return fmt.Sprintf("%s's door answered HTTP %d: %s", capsule, he.Status, msg)
 	}
 	return fmt.Sprintf("%s's door answered something that is not an A2A answer", capsule)
+}
+
+// checkCard verifies the child's Agent Card at url with the spawner's card
+// key (A2A §8.4.3); nil when it verifies or there is no key.
+func (h *Hub) checkCard(ctx context.Context, url string) error {
+	if h.cfg.CardKey == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timing.Request)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+a2a.WellKnownCardPath, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("its card could not be fetched: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("its card could not be read: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("its card answered HTTP %d", resp.StatusCode)
+	}
+	_, err = agentcard.Verify(b, h.cfg.CardKey)
+	return err
 }
