@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -43,13 +41,14 @@ func (w *world) run(t testing.TB, dir string, args ...string) (stdout, stderr st
 	return testmur.Exec(t, cmd)
 }
 
-// launch is a `mur run --roster … --json` running in the background.
+// launch is a `mur run --roster … --json` running in the background,
+// started through testmur.StartLines.
 type launch struct {
+	*testmur.Lines
 	cmd    *exec.Cmd
-	lines  chan string // stdout lines, in order; closed at EOF
+	lines  <-chan string // stdout lines, in order; closed at EOF
 	stderr *testmur.Buffer
-	done   chan struct{} // closed once the launcher is reaped
-	err    error
+	done   <-chan struct{} // closed once the launcher is reaped
 }
 
 func (w *world) start(t testing.TB, dir string, args ...string) *launch {
@@ -57,54 +56,18 @@ func (w *world) start(t testing.TB, dir string, args ...string) *launch {
 	cmd := exec.Command(mur, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
 	cmd.Env = w.env()
-	l := &launch{cmd: cmd, lines: make(chan string, 16), stderr: &testmur.Buffer{}, done: make(chan struct{})}
-	cmd.Stderr = l.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			l.lines <- sc.Text()
-		}
-		close(l.lines)
-		l.err = cmd.Wait()
-		close(l.done)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-l.done
-	})
-	return l
+	ln := testmur.StartLines(t, cmd)
+	return &launch{Lines: ln, cmd: cmd, lines: ln.C(), stderr: ln.Stderr, done: ln.Done()}
 }
 
 // line returns the next stdout line, failing the test at EOF.
 func (l *launch) line(t testing.TB) string {
 	t.Helper()
-	s, ok := <-l.lines
-	if !ok {
-		<-l.done
-		t.Fatalf("the launcher ended (%v) before printing a line; stderr:\n%s", l.err, l.stderr)
-	}
-	return s
+	return l.Line(t)
 }
 
 // wait reaps the launcher and returns its exit code.
-func (l *launch) wait() int {
-	for range l.lines {
-	}
-	<-l.done
-	var ee *exec.ExitError
-	if errors.As(l.err, &ee) {
-		return ee.ExitCode()
-	}
-	return 0
-}
+func (l *launch) wait() int { return l.Wait() }
 
 // formationLine is FCLI-1's line.
 type formationLine = wire.Formation

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -59,12 +58,11 @@ func (w *world) write(t testing.TB, rel, text string) string {
 type readiness = wire.Ready
 
 // proc is one running `mur run --json` serving its door, in a process
-// group of its own.
+// group of its own, started through testmur.StartLines.
 type proc struct {
+	*testmur.Lines
 	cmd    *exec.Cmd
-	stderr testmur.Buffer
-	done   chan struct{}
-	err    error
+	stderr *testmur.Buffer
 	ready  readiness
 	token  string // the operator's door token, on an authenticated door
 }
@@ -76,40 +74,10 @@ func (w *world) start(t testing.TB, dir string, args ...string) *proc {
 	cmd := exec.Command(mur, append([]string{"run", "--json"}, args...)...)
 	cmd.Dir, cmd.Env = filepath.Join(w.root, dir), testmur.Env(w.home)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	cmd.Stderr = &p.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
+	ln := testmur.StartLines(t, cmd)
+	p := &proc{Lines: ln, cmd: cmd, stderr: ln.Stderr}
 	w.procs = append(w.procs, p)
-	line := make(chan string, 1) // the one readiness line
-	go func() {
-		sc := bufio.NewScanner(out)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		for sc.Scan() {
-		}
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	})
-	s, ok := <-line
-	if !ok {
-		<-p.done
-		t.Fatalf("mur run in %s ended (%v) before its readiness line; stderr:\n%s", dir, p.err, p.stderr.String())
-	}
-	if err := json.Unmarshal([]byte(s), &p.ready); err != nil {
-		t.Fatalf("readiness line %q: %v", s, err)
-	}
+	p.ready = ln.Ready(t)
 	return p
 }
 
@@ -130,10 +98,9 @@ func (w *world) operatorToken(t testing.TB, p *proc) {
 func (p *proc) stop(t testing.TB) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	<-p.done
 	var ee *exec.ExitError
-	if p.err != nil && !errors.As(p.err, &ee) {
-		t.Errorf("mur run: %v", p.err)
+	if err := p.Err(); err != nil && !errors.As(err, &ee) {
+		t.Errorf("mur run: %v", err)
 	}
 }
 
