@@ -79,6 +79,26 @@ type launch struct {
 	grace        time.Duration
 	procs        []*proc // every member started, peers in roster order, then the entry
 	wg           sync.WaitGroup
+	adopt        chan struct{} // a member was reaped: EndAdopted is due (coalesced)
+}
+
+// adopted asks for one EndAdopted pass: members reaped together share it,
+// so hundreds ending at once do not each scan /proc.
+func (l *launch) adopted() {
+	select {
+	case l.adopt <- struct{}{}:
+	default:
+	}
+}
+
+// endAdopted runs EndAdopted for each request until the launch has reaped
+// every member (stopAdopting).
+func (l *launch) endAdopted() {
+	for range l.adopt {
+		if l.cfg.EndAdopted != nil {
+			l.cfg.EndAdopted()
+		}
+	}
 }
 
 // Run launches the roster and returns the launcher's exit code (FCLI-4). It
@@ -92,7 +112,7 @@ func newLaunch(cfg Config) *launch {
 	if cfg.ProcessStart == nil {
 		cfg.ProcessStart = func(int) string { return "" }
 	}
-	return &launch{cfg: cfg, stderr: &syncWriter{w: cfg.Stderr}, pid: os.Getpid(),
+	return &launch{cfg: cfg, stderr: &syncWriter{w: cfg.Stderr}, pid: os.Getpid(), adopt: make(chan struct{}, 1),
 		readyTimeout: ReadyTimeout, grace: TeardownGrace}
 }
 
@@ -125,7 +145,9 @@ func (l *launch) run(ctx context.Context) int {
 	}
 	l.procStart = l.cfg.ProcessStart(l.pid)
 	closeInheritedOnExec()
+	l.wg.Go(l.endAdopted)
 	code := l.launch(ctx)
+	close(l.adopt) // every member is reaped: none asks again
 	l.wg.Wait()
 	if len(l.procs) > 0 {
 		l.retention() // RET-2: every started member is reaped

@@ -169,10 +169,8 @@ func (l *launch) start(p *proc) error {
 	l.wg.Go(func() {
 		_ = p.cmd.Wait() // the exit status is in ProcessState
 		p.state = p.cmd.ProcessState
+		l.adopted() // a member's descendants end with it, not with the formation
 		close(p.exited)
-		if l.cfg.EndAdopted != nil {
-			l.cfg.EndAdopted() // a member's descendants end with it, not with the formation
-		}
 	})
 	if p.entry {
 		close(p.outDone)
