@@ -24,6 +24,7 @@ var diagnosticCode = regexp.MustCompile(`^[EW]-[A-Z]+(?:-[A-Z]+)*-[0-9]+$`)
 var notRequirementIDs = map[string]string{
 	"SHA-256":     "a hash function",
 	"UTF-8":       "an encoding",
+	"UTF-16":      "an encoding",
 	"W-42":        "test data: a work id",
 	"WORKER-0123": "test data: a member name in a case test",
 }
