@@ -246,14 +246,25 @@ type toolOutcome struct {
 // executable, the exact argv, the untruncated -c script, the command as
 // written (display only); on observe, the outcome.
 type shellEvent struct {
-	Turn    int           `json:"turn"`
-	TaskID  string        `json:"task_id"`
-	Binary  string        `json:"binary"`
-	Path    string        `json:"path"`
-	Argv    []string      `json:"argv"`
-	Script  *string       `json:"script"`
-	Command string        `json:"command"`
+	Turn    int      `json:"turn"`
+	TaskID  string   `json:"task_id"`
+	Binary  string   `json:"binary"`
+	Path    string   `json:"path"`
+	Argv    []string `json:"argv"`
+	Script  *string  `json:"script"`
+	Command string   `json:"command"`
+	// Recipe is the body make <target>, just <recipe> or npm run <script>
+	// names in the workdir; absent when none was resolved.
+	Recipe  *string       `json:"recipe,omitempty"`
 	Outcome *shellOutcome `json:"outcome,omitempty"`
+}
+
+// recipe is hook.Recipe for argv in the workdir, nil when none.
+func (s *Session) recipe(argv []string) *string {
+	if body, ok := hook.Recipe(s.workdir, argv); ok {
+		return &body
+	}
+	return nil
 }
 
 // shellOutcome is a shell command's outcome, as observers read it.
@@ -288,7 +299,7 @@ func (t *taskRun) gate(turn int, shells *[]tool.ShellCommand) func(ctx context.C
 			return nil
 		}
 		d := s.hooks.Decide(ctx, hook.OnShell, shellEvent{Turn: turn, TaskID: t.id, Binary: cmd.Binary, Path: cmd.Path,
-			Argv: cmd.Argv, Script: cmd.Script, Command: cmd.Command})
+			Argv: cmd.Argv, Script: cmd.Script, Command: cmd.Command, Recipe: s.recipe(cmd.Argv)})
 		if d == nil {
 			return nil
 		}
@@ -309,7 +320,7 @@ func (t *taskRun) observeCall(ctx context.Context, turn int, name string, input 
 	if len(shells) > 0 {
 		for _, c := range shells {
 			s.hooks.Observe(ctx, hook.OnShell, shellEvent{Turn: turn, TaskID: t.id, Binary: c.Binary, Path: c.Path, Argv: c.Argv,
-				Script: c.Script, Command: c.Command, Outcome: &shellOutcome{ExitCode: res.ExitCode, OutputBytes: len(content), DurationMS: dur}})
+				Script: c.Script, Command: c.Command, Recipe: s.recipe(c.Argv), Outcome: &shellOutcome{ExitCode: res.ExitCode, OutputBytes: len(content), DurationMS: dur}})
 		}
 		return
 	}

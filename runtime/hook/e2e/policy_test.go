@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -182,5 +183,38 @@ rules:
 	}
 	if shells := of[trace.Shell](t, recs); len(shells) != 0 {
 		t.Errorf("shell = %+v, want none: nothing ran", shells)
+	}
+}
+
+// TestPolicyDecidesOnRecipe: `make clean` is decided on the body the
+// workdir's Makefile gives clean (the shell event's recipe), so a policy
+// refusing `rm -rf` refuses it though its argv names only the target.
+func TestPolicyDecidesOnRecipe(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	c := newCapsule(t, strings.Replace(policyManifest, "allow: [sh, echo]", "allow: [make]", 1)+
+		"  - {name: shell-guard, version: \"1.0.0\", runtime: hook}\n", `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls:
+          - {name: make, input: {command: "make clean"}}
+          - {name: make, input: {command: "make hello"}}
+      - text: "done"
+`)
+	c.write(t, "Makefile", "clean:\n\trm -rf build\n\nhello:\n\t@echo hello\n")
+	c.mustInstallHook(t, "shell-guard", "binding: on-shell\ncommit_policy: deny\n", denyShell)
+	r, stderr, code := c.run(t, "clean")
+	if code != 0 {
+		t.Fatalf("mur run exited %d: %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	if d := of[trace.CallDenied](t, recs); len(d) != 1 || d[0].Reason != "destructive command" {
+		t.Errorf("call_denied = %+v, want make clean's", d)
+	}
+	if shells := of[trace.Shell](t, recs); len(shells) != 1 || shells[0].Command != "make hello" {
+		t.Errorf("shell = %+v, want make hello only", shells)
 	}
 }
