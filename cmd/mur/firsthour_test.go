@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
 )
 
 // crewEnv scaffolds the formation crew (mur new --roster crew) in a fresh
@@ -187,7 +189,7 @@ func TestDoorModeReadyLine(t *testing.T) {
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
