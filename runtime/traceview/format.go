@@ -58,14 +58,15 @@ func Cut(s string) string {
 	return string(r[:CutAt]) + "…"
 }
 
-// ID8 returns the first 8 hex digits of an id, after its prefix (CLI-10's
-// <id8>): tsk_0190abcd… → 0190abcd.
+// ID8 returns the last 8 hex digits of an id, after its prefix (CLI-10's
+// <id8>): …0000a1b2 → 0000a1b2. The first digits are the id's timestamp,
+// the same for every task of a session; the last ones tell them apart.
 func ID8(id string) string {
 	if i := strings.IndexByte(id, '_'); i >= 0 {
 		id = id[i+1:]
 	}
 	if len(id) > 8 {
-		id = id[:8]
+		id = id[len(id)-8:]
 	}
 	return id
 }

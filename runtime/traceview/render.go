@@ -143,7 +143,12 @@ func modelOf(m *string) string {
 // turnsSection is the turn count and, when the inference records carry
 // duration_ms, the model's latency (issue 14).
 func turnsSection(tr *Trace) []string {
-	lines := []string{header("Turns"), labelled("count:", fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns))}
+	// max_turns bounds each task: beside a total over several tasks it says so.
+	count := fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns)
+	if n := len(tr.TaskEnds); n > 1 {
+		count = fmt.Sprintf("%d over %d tasks  (max: %d per task)", tr.End.TotalTurns, n, tr.Start.MaxTurns)
+	}
+	lines := []string{header("Turns"), labelled("count:", count)}
 	if l := latency(tr); l != "" {
 		lines = append(lines, labelled("latency:", l))
 	}
@@ -201,12 +206,31 @@ func toolSection(tr *Trace) []string {
 		if in := compactJSON(c.Input); in != "" {
 			l += "  " + Cut(in)
 		}
-		if c.Status != "ok" && c.Summary != "" { // issue 14: a failed call's reason
-			l += "  — " + Cut(c.Summary)
+		if c.Status != "ok" { // a failed call's reason, as the model read it
+			if why := failedOutput(c.Output); why != "" {
+				l += "  — " + Cut(why)
+			} else if c.Summary != "" {
+				l += "  — " + Cut(c.Summary)
+			}
 		}
 		lines = append(lines, l)
 	}
 	return lines
+}
+
+// failedOutput is what the model read of a failed call: its output, the
+// content of the fence when the output is fenced; "" when none was kept.
+func failedOutput(out *string) string {
+	if out == nil {
+		return ""
+	}
+	s := *out
+	if strings.HasPrefix(s, "<untrusted-content source=") {
+		if _, body, ok := strings.Cut(s, "\n"); ok {
+			s, _, _ = strings.Cut(body, "\n</untrusted-content>")
+		}
+	}
+	return strings.TrimSpace(s)
 }
 
 func shellSection(tr *Trace) []string {

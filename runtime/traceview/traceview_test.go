@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/internal/golden"
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // TestRenderGoldenCLI10 renders hand-written traces following capsule.md §6.
@@ -120,8 +121,8 @@ func TestCutAndID8CLI10(t *testing.T) {
 	if got := Cut("a\nb\tc"); got != "a b c" {
 		t.Errorf("Cut(line breaks) = %q, want %q", got, "a b c")
 	}
-	if got := ID8("tsk_0190abcdef0070008000000000000001"); got != "0190abcd" {
-		t.Errorf("ID8() = %q, want 0190abcd", got)
+	if got := ID8("tsk_0190abcdef0070008000000000000001"); got != "00000001" {
+		t.Errorf("ID8() = %q, want 00000001", got)
 	}
 }
 
@@ -163,5 +164,28 @@ func TestReadLive(t *testing.T) {
 	}
 	if tr, err := Read(filepath.Join("testdata", "noend.jsonl")); err != nil || !tr.Live {
 		t.Errorf("Read(noend) = %+v, %v; want a live trace", tr, err)
+	}
+}
+
+// TestFailedCallShowsReason: a refused or failed tool call shows the text
+// its model read — a refusal as it is, a fenced failure's content — and
+// only without one the record's summary.
+func TestFailedCallShowsReason(t *testing.T) {
+	refusal := "'worker' could not be called: this capsule's capabilities.network.allow does not reach its door."
+	fenced := "<untrusted-content source=tool:bash>\nexit 2: no such file\n</untrusted-content>\nnote"
+	tr := &Trace{ToolCalls: []trace.ToolCall{
+		{Turn: 0, ToolName: "call-member", Status: "error", Summary: "call-member: refused", Output: &refusal},
+		{Turn: 1, ToolName: "bash", Status: "error", Summary: "bash: exit 2", Output: &fenced},
+		{Turn: 2, ToolName: "bash", Status: "error", Summary: "bash: exit 3"},
+	}}
+	got := strings.Join(toolSection(tr), "\n")
+	for _, want := range []string{
+		"  turn 0  call-member 0ms ✗  — " + refusal,
+		"  turn 1  bash 0ms ✗  — exit 2: no such file",
+		"  turn 2  bash 0ms ✗  — bash: exit 3",
+	} {
+		if !strings.Contains(got, want+"\n") && !strings.HasSuffix(got, want) {
+			t.Errorf("the tool calls section lacks %q:\n%s", want, got)
+		}
 	}
 }
