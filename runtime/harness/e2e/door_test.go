@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,13 +21,13 @@ import (
 )
 
 // sleeping is a `mur run --json` of a capsule that takes door tasks and
-// sleeps between them (queue + sleep).
+// sleeps between them (queue + sleep), started through testmur.StartLines.
 type sleeping struct {
 	cmd    *exec.Cmd
 	r      readiness
 	cl     *client.Client
-	stderr testmur.Buffer
-	done   chan error // the process's end, once
+	stderr *testmur.Buffer
+	done   <-chan struct{} // closed once the process is reaped
 }
 
 // serve starts mur run --json without a task and reads its readiness line.
@@ -40,22 +39,12 @@ func (c *hcap) serve(t *testing.T) *sleeping {
 // serveWith is serve with more flags for mur run.
 func (c *hcap) serveWith(t *testing.T, flags ...string) *sleeping {
 	t.Helper()
-	s := &sleeping{cmd: c.command(append([]string{"run", "--json"}, flags...)...), done: make(chan error, 1)}
-	s.cmd.Stderr = &s.stderr
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testmur.Start(s.cmd); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || json.Unmarshal([]byte(line), &s.r) != nil {
-		_ = s.cmd.Process.Kill()
-		t.Fatalf("readiness line %q: %v; stderr %s", line, err, s.stderr.String())
-	}
-	go func() { s.done <- s.cmd.Wait() }() // owned by the test: stop waits for it
-	t.Cleanup(func() { s.stop(t) })
+	cmd := c.command(append([]string{"run", "--json"}, flags...)...)
+	ln := testmur.StartLines(t, cmd)
+	s := &sleeping{cmd: cmd, stderr: ln.Stderr, done: ln.Done()}
+	s.r = ln.Ready(t)
+	t.Cleanup(func() { s.stop(t) }) // before the kit's SIGKILL: an orderly end
+	var err error
 	s.cl, err = client.New(client.Config{BaseURL: s.r.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +67,10 @@ func (s *sleeping) send(t *testing.T, ctxID, text string, opts ...client.CallOpt
 // stop ends the session with SIGTERM, waits, and proves nothing is left.
 func (s *sleeping) stop(t *testing.T) {
 	t.Helper()
-	if s.cmd.ProcessState != nil {
-		return
+	select {
+	case <-s.done:
+		return // ended already: the test that saw it end proves what is left
+	default:
 	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	<-s.done
