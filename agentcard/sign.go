@@ -144,7 +144,7 @@ func Verify(card []byte, pub ed25519.PublicKey) (Verified, error) {
 // without presence, and without empty values — "", null, and arrays and
 // objects that hold nothing once emptied, as the official SDKs read field
 // presence — in RFC 8785 (JCS) form: keys
-// sorted by UTF-16 code units, no whitespace, ECMAScript number and string
+// sorted by 16-bit code units, no whitespace, ECMAScript number and string
 // forms.
 func Canonical(card []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(card))
@@ -276,7 +276,7 @@ func writeJCS(buf *bytes.Buffer, v any) error {
 	return nil
 }
 
-// compareUTF16 orders strings by their UTF-16 code units (RFC 8785 §3.2.3).
+// compareUTF16 orders strings by their 16-bit code units (RFC 8785 §3.2.3).
 func compareUTF16(a, b string) int {
 	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
 }

@@ -39,6 +39,10 @@ type Request struct {
 	// (DRV-4, issue 14), synchronously on the calling goroutine. Drivers
 	// that never retry (scripted) never call it.
 	OnRetry func(Retry) `json:"-"`
+	// TaskMessageID is the messageId of the A2A message that started the
+	// task ("" when none): the scripted driver's message_id_prefix rule
+	// matches it. No request body carries it.
+	TaskMessageID string `json:"-"`
 }
 
 // ToolSpec describes one tool of the inventory.

@@ -99,7 +99,7 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 	}
 	t.refreshTools(turn)
 	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens,
-		OnRetry: t.onRetry(turn)}
+		OnRetry: t.onRetry(turn), TaskMessageID: t.messageID()}
 	if e, refused := t.admit(d, req, turn); refused {
 		return nil, e, false
 	}

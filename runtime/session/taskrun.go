@@ -287,3 +287,11 @@ func (t *taskRun) stillDetached(running []string) []string {
 	}
 	return out
 }
+
+// messageID is the messageId of the A2A message that started the task.
+func (t *taskRun) messageID() string {
+	if t.run == nil {
+		return ""
+	}
+	return t.run.Message().MessageID
+}

@@ -34,6 +34,9 @@ type Match struct {
 	Contains *string        // substring of the task text
 	Regex    *regexp.Regexp // RE2, unanchored
 	Always   bool           // matches every task
+	// MessageIDPrefix matches a task whose starting A2A message's messageId
+	// begins with it (the A2A TCK keys its scenarios so).
+	MessageIDPrefix *string
 }
 
 // Sequence is the turns a rule (or the fallback) replays.
@@ -288,12 +291,22 @@ func (l *loader) rule(path string, n *yaml.Node) (Rule, error) {
 
 func (l *loader) match(f field) (Match, error) {
 	var m Match
-	fs, err := l.fields(f.path, f.value, "contains", "regex", "always")
+	fs, err := l.fields(f.path, f.value, "contains", "regex", "always", "message_id_prefix")
 	if err != nil {
 		return m, err
 	}
 	if len(fs) != 1 {
-		return m, l.fault(f.path, "must hold exactly one of contains, regex, always")
+		return m, l.fault(f.path, "must hold exactly one of contains, regex, always, message_id_prefix")
+	}
+	if c, ok := fs["message_id_prefix"]; ok {
+		s, err := l.str(c)
+		if err != nil {
+			return m, err
+		}
+		if s == "" {
+			return m, l.fault(c.path, "must not be empty")
+		}
+		m.MessageIDPrefix = &s
 	}
 	if c, ok := fs["contains"]; ok {
 		s, err := l.str(c)

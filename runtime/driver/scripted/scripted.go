@@ -63,7 +63,7 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	v := readVars(req.Messages)
-	seq := d.script.pick(v.task)
+	seq := d.script.pick(v.task, req.TaskMessageID)
 	if seq == nil {
 		return nil, &driver.ScriptError{Reason: "no script rule matches the task"}
 	}
@@ -96,21 +96,24 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 	return resp, nil
 }
 
-// pick returns the sequence for the task text: the first matching rule's, else
-// the fallback, else nil.
-func (s *Script) pick(task string) *Sequence {
+// pick returns the sequence for the task text and the messageId of the
+// message that started it: the first matching rule's, else the fallback,
+// else nil.
+func (s *Script) pick(task, messageID string) *Sequence {
 	for i := range s.Rules {
-		if s.Rules[i].Match.matches(task) {
+		if s.Rules[i].Match.matches(task, messageID) {
 			return &s.Rules[i].Sequence
 		}
 	}
 	return s.Fallback
 }
 
-func (m Match) matches(task string) bool {
+func (m Match) matches(task, messageID string) bool {
 	switch {
 	case m.Always:
 		return true
+	case m.MessageIDPrefix != nil:
+		return strings.HasPrefix(messageID, *m.MessageIDPrefix)
 	case m.Contains != nil:
 		return strings.Contains(task, *m.Contains)
 	case m.Regex != nil:

@@ -123,6 +123,31 @@ rules:
 	}
 }
 
+// TestMessageIDRule is match: {message_id_prefix: …}: it matches the
+// messageId of the A2A message that started the task, whatever its text.
+func TestMessageIDRule(t *testing.T) {
+	t.Parallel()
+	d := mustParse(t, `
+script_version: 1
+rules:
+  - match: {message_id_prefix: "tck-complete-task"}
+    turns: [{text: "completed"}]
+  - match: {always: true}
+    turns: [{text: "always"}]
+`)
+	for id, want := range map[string]string{"tck-complete-task-0f1e": "completed", "msg_01": "always", "": "always", "x-tck-complete-task": "always"} {
+		resp, err := d.Complete(context.Background(), &driver.Request{Messages: []driver.Message{user("the same text")}, TaskMessageID: id})
+		if err != nil || resp.Text() != want {
+			t.Errorf("messageId %q picked %q (%v), want %q", id, resp.Text(), err, want)
+		}
+	}
+	for _, bad := range []string{`{message_id_prefix: ""}`, `{message_id_prefix: "a", always: true}`} {
+		if _, err := Parse("script.yaml", []byte("script_version: 1\nrules:\n  - match: "+bad+"\n    turns: [{text: y}]\n")); err == nil {
+			t.Errorf("match %s loaded, want an error", bad)
+		}
+	}
+}
+
 // TestRepeatAndCursor checks the cursor counts assistant messages of any
 // choice and repeat replays the last turn.
 func TestRepeatAndCursor(t *testing.T) {
