@@ -15,10 +15,12 @@ type job struct {
 // queue is an async hook's bounded, ordered job queue; its worker drains it
 // one call at a time.
 type queue struct {
-	mu     sync.Mutex
-	closed bool
-	jobs   chan job
-	done   chan struct{} // closed when the worker has ended
+	mu      sync.Mutex
+	closed  bool
+	closing chan struct{}  // closed by close: a sender waiting for room gives up
+	senders sync.WaitGroup // enqueues under way; jobs is closed only after them
+	jobs    chan job
+	done    chan struct{} // closed when the worker has ended
 
 	ctx    context.Context // the worker's calls; canceled by abandon
 	cancel context.CancelFunc
@@ -27,11 +29,15 @@ type queue struct {
 // close ends the queue: the worker drains what is queued, then ends.
 func (q *queue) close() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.closed {
-		q.closed = true
-		close(q.jobs)
+	if q.closed {
+		q.mu.Unlock()
+		return
 	}
+	q.closed = true
+	close(q.closing)
+	q.mu.Unlock()
+	q.senders.Wait()
+	close(q.jobs)
 }
 
 // abandon ends the worker's call in flight and what is still queued.
@@ -46,23 +52,22 @@ func (s *Set) enqueue(h *Hook, q *queue, j job) {
 		q.mu.Unlock()
 		return
 	}
+	q.senders.Add(1)
+	q.mu.Unlock()
+	defer q.senders.Done()
 	select {
 	case q.jobs <- j:
-		q.mu.Unlock()
 		return
 	default:
 	}
 	if h.Spec.OnOverflow != "block" {
-		q.mu.Unlock()
 		s.fault(h, j.event, "queue-overflow", "the hook's queue of 1024 events was full; the event was dropped")
 		return
 	}
-	q.mu.Unlock()
-	// block: wait for room. close() takes q.mu, so the send holds no lock;
-	// a close racing it is the session ending, after which no event is
-	// dispatched.
-	defer func() { _ = recover() }() // a send on a queue closed meanwhile
-	q.jobs <- j
+	select { // block: wait for room, or for the session's end
+	case q.jobs <- j:
+	case <-q.closing:
+	}
 }
 
 // work is h's worker: one call at a time, in queue order, until the queue

@@ -88,3 +88,41 @@ func TestDecideRestartsAfterTimeout(t *testing.T) {
 		t.Errorf("requests sent = %d, want one to each of two processes", got)
 	}
 }
+
+// TestAsyncQueueBlock: under on_overflow block a full queue makes dispatch
+// wait for room instead of dropping (no queue-overflow record); the
+// session's end releases a dispatch still waiting.
+func TestAsyncQueueBlock(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	s := NewSet([]Spec{{Name: "slow", Command: exe, Dir: t.TempDir(), Env: []string{helperEnv + "=stuck"},
+		ExecutionMode: "async", CommitPolicy: ArmNone, OnOverflow: "block"}}, nil, rec.write)
+	s.drain = 200 * time.Millisecond
+	sent := make(chan struct{})
+	go func() { // owned by the test: ends when Close releases it
+		defer close(sent)
+		for range QueueDepth + 5 {
+			s.Observe(context.Background(), OnInference, map[string]any{"turn": 1})
+		}
+	}()
+	q := s.async[s.Hooks()[0]]
+	for deadline := time.Now().Add(30 * time.Second); len(q.jobs) < QueueDepth; { // the queue fills
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue holds %d events", len(q.jobs))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.Close()
+	select {
+	case <-sent:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a dispatch waiting for room was not released by Close")
+	}
+	arms := rec.arms()
+	if arms[OnInference+"/queue-overflow"] != 0 || arms["drain/timeout"] != 1 {
+		t.Errorf("records = %v, want no overflow and one drain timeout", arms)
+	}
+}

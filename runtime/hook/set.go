@@ -107,7 +107,7 @@ func NewSet(specs []Spec, host Host, write func(trace.Record)) *Set {
 		h := &Hook{Spec: sp, sandbox: sp.Sandbox, host: host}
 		s.hooks = append(s.hooks, h)
 		if sp.ExecutionMode == "async" {
-			q := &queue{jobs: make(chan job, QueueDepth), done: make(chan struct{})}
+			q := &queue{jobs: make(chan job, QueueDepth), done: make(chan struct{}), closing: make(chan struct{})}
 			q.ctx, q.cancel = context.WithCancel(context.Background())
 			s.async[h] = q
 			s.wg.Add(1)
