@@ -58,26 +58,29 @@ func (sb *Sandbox) Class() string {
 // a channel that receives cmd.Wait's error once the process has exited and
 // its output is copied. The caller reads it exactly once.
 func (sb *Sandbox) Spawn(cmd *exec.Cmd) (<-chan error, error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = SysProcAttr()
-	}
-	var err error
-	if sb == nil {
-		err = cmd.Start()
-	} else {
-		sb.cgroup.apply(cmd.SysProcAttr)
-		if sb.jail != nil {
-			err = sb.jail.start(cmd)
-		} else {
-			err = cmd.Start()
-		}
-	}
-	if err != nil {
+	if err := sb.Start(cmd); err != nil {
 		return nil, err
 	}
 	waited := make(chan error, 1) // buffered: the waiter never blocks
 	go func() { waited <- cmd.Wait() }()
 	return waited, nil
+}
+
+// Start starts cmd as Spawn does, in the session's cgroup and through the
+// trampoline under a Policy, and leaves the reaping to the caller (a
+// supervisor.Proc's Starter).
+func (sb *Sandbox) Start(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = SysProcAttr()
+	}
+	if sb == nil {
+		return cmd.Start()
+	}
+	sb.cgroup.apply(cmd.SysProcAttr)
+	if sb.jail != nil {
+		return sb.jail.start(cmd)
+	}
+	return cmd.Start()
 }
 
 // Close releases the sandbox's Landlock ruleset; a later Spawn under a

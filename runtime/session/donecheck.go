@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/murmur-go/mur/runtime/proc"
@@ -69,7 +68,7 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = proc.SysProcAttr()
 	cmd.WaitDelay = 2 * time.Second
-	done, err := s.shell.Sandbox.Spawn(cmd)
+	p, err := supervisor.Start(cmd, supervisor.Options{DieWithParent: true, Starter: s.shell.Sandbox.Start})
 	if err != nil {
 		return res("not_started", nil, nil)
 	}
@@ -77,17 +76,17 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 	defer timer.Stop()
 	outcome := ""
 	select {
-	case <-done:
+	case <-p.Done():
 	case <-timer.C:
 		outcome = "timed_out"
 	case <-ctx.Done():
 		outcome = "stopped"
 	}
 	if outcome != "" {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		p.Kill()
+		<-p.Done()
 	}
-	code := supervisor.ExitOf(cmd.ProcessState).ShellCode()
+	code := p.Exit().ShellCode()
 	if outcome == "" {
 		outcome = "passed"
 		if code != 0 {

@@ -240,3 +240,25 @@ rules:
 		t.Errorf("inference lines = %d, want 1 (nothing sent past the ceiling)", n)
 	}
 }
+
+// TestDoneCheckTimesOut_LOOP14: a check still running at timeout_secs (its
+// shell waiting on a grandchild) is SIGKILLed and reads timed_out with the
+// shell's exit code 137, and the run goes on to its end.
+func TestDoneCheckTimesOut_LOOP14(t *testing.T) {
+	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, `capabilities:
+  shell:
+    allow: [bash]
+lifecycle:
+  done_check: {command: "bash -c 'sleep 60 & wait'", limit: 0, timeout_secs: 1}
+`), "script_version: 1\nrules: []\n")
+	l := prepareIn(t, dir, ptr("wait for the check"), nil)
+	l.Drivers["primary"] = &fakeDriver{reply: func(context.Context, int, *driver.Request) (*driver.Response, error) {
+		return textReply("done"), nil
+	}}
+	s := startIn(t, l, nil, nil)
+	s.Run()
+	dc := of[trace.DoneCheck](t, readTrace(t, s))
+	if len(dc) != 1 || dc[0].Outcome != "timed_out" || dc[0].ExitCode == nil || *dc[0].ExitCode != 137 {
+		t.Fatalf("done_check = %+v", dc)
+	}
+}

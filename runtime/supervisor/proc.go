@@ -17,6 +17,9 @@ type Options struct {
 	// parent-death signal): for a child with no lifeline of its own to notice
 	// mur's end. A capsule mur starts winds down from its lifeline instead.
 	DieWithParent bool
+	// Starter starts the prepared command in place of cmd.Start (a sandbox
+	// that confines it first); it must not wait for it. Nil: cmd.Start.
+	Starter func(*exec.Cmd) error
 }
 
 // Proc is a started child: its owner calls Stop or Kill as it decides, and
@@ -54,7 +57,11 @@ func Start(cmd *exec.Cmd, o Options) (*Proc, error) {
 	if cmd.Cancel != nil { // exec.CommandContext's: it kills the child alone
 		cmd.Cancel = func() error { p.Stop(); return nil }
 	}
-	if err := cmd.Start(); err != nil {
+	start := o.Starter
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	if err := start(cmd); err != nil {
 		return nil, err
 	}
 	go p.reap()
