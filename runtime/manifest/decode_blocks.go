@@ -74,6 +74,7 @@ func (l *loader) top(root *yaml.Node, artifactMode bool) {
 		{key: "network", fn: l.network},
 		{key: "control", fn: l.control},
 		{key: "trace", fn: l.trace},
+		{key: "context", fn: l.context},
 		{key: "lifecycle", fn: l.lifecycle},
 		{key: "inference", fn: l.inference},
 	}
@@ -392,6 +393,61 @@ func (l *loader) trace(d string, v *yaml.Node) {
 			})
 			if r.MaxSessions == 0 && r.MaxAge == 0 && !l.present(d+".max_sessions") && !l.present(d+".max_age") {
 				l.invalid(d, "declare max_sessions, max_age or both")
+			}
+		}},
+	})
+}
+
+// context reads the context block: the durable conversation record.
+func (l *loader) context(d string, v *yaml.Node) {
+	c := &l.m.Context
+	l.mapping(d, v, []field{
+		{key: "record", fn: func(d string, v *yaml.Node) {
+			if n := resolve(v); n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+				if b, ok := l.boolean(d, v); ok { // YAML 1.1 reads on/off as booleans
+					c.Record = map[bool]string{true: "on", false: "off"}[b]
+				}
+				return
+			}
+			if s, ok := l.enum(d, v, "on", "off"); ok {
+				c.Record = s
+			}
+		}},
+		{key: "record_store", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if !ok {
+				return
+			}
+			if why := NameProblem(s); why != "" {
+				l.invalid(d, "is not a record store name: %s", why)
+				return
+			}
+			c.RecordStore = s
+		}},
+		{key: "retain", empty: true, fn: func(d string, v *yaml.Node) {
+			r := &ContextRetain{}
+			c.Retain = r
+			if isNull(v) || resolve(v).Kind == yaml.MappingNode && len(resolve(v).Content) == 0 {
+				l.invalid(d, "declare max_messages, max_age or both")
+				return
+			}
+			l.mapping(d, v, []field{
+				{key: "max_messages", fn: func(d string, v *yaml.Node) {
+					if n, ok := l.atLeast(d, v, 1); ok {
+						r.MaxMessages = int(n)
+					}
+				}},
+				{key: "max_age", fn: func(d string, v *yaml.Node) {
+					age, ok := l.duration(d, v)
+					if ok && age == 0 {
+						l.invalid(d, "must be greater than 0")
+						return
+					}
+					r.MaxAge = age
+				}},
+			})
+			if r.MaxMessages == 0 && r.MaxAge == 0 && !l.present(d+".max_messages") && !l.present(d+".max_age") {
+				l.invalid(d, "declare max_messages, max_age or both")
 			}
 		}},
 	})

@@ -37,6 +37,12 @@ func applyDefaults(m *Manifest, present func(dotted string) bool) {
 	if m.Runtime == "tool" && m.InputSchema == nil {
 		m.InputSchema = []byte(DefaultInputSchema)
 	}
+	if m.Context.Record == "" {
+		m.Context.Record = "on"
+	}
+	if m.Context.RecordStore == "" {
+		m.Context.RecordStore = m.Name
+	}
 	if m.Trace.Capture == "" {
 		m.Trace.Capture = DefaultCapture
 	}

@@ -249,3 +249,21 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// The context block: the record is on in the capsule's own store by
+// default; on/off read as words or YAML 1.1 booleans; retain bounds it.
+func TestContextBlock(t *testing.T) {
+	t.Parallel()
+	m := mustParse(t, head, nil)
+	if want := (Context{Record: "on", RecordStore: m.Name}); !reflect.DeepEqual(m.Context, want) {
+		t.Errorf("default Context = %+v, want %+v", m.Context, want)
+	}
+	m = mustParse(t, head+"context: {record: off, record_store: shey, retain: {max_messages: 2000, max_age: 90d}}\n", nil)
+	want := Context{Record: "off", RecordStore: "shey", Retain: &ContextRetain{MaxMessages: 2000, MaxAge: 90 * 24 * time.Hour}}
+	if !reflect.DeepEqual(m.Context, want) {
+		t.Errorf("Context = %+v, want %+v", m.Context, want)
+	}
+	if m = mustParse(t, head+"context: {record: false}\n", nil); m.Context.Record != "off" {
+		t.Errorf("record: false read as %q, want off", m.Context.Record)
+	}
+}

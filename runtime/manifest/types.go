@@ -40,6 +40,7 @@ type Manifest struct {
 	Network      Network
 	Control      Control
 	Trace        Trace
+	Context      Context
 	Lifecycle    Lifecycle
 	// Inference is nil when the manifest has no inference block (then Load
 	// refuses with E-RUN-005; only LoadArtifact returns such a manifest).
@@ -253,6 +254,23 @@ type Trace struct {
 	Capture string // none | meta (default) | content
 	// Retain is nil when absent: never delete.
 	Retain *Retain
+}
+
+// Context is the context block: the durable conversation record under
+// $MURMUR_HOME/conversations/<RecordStore>/<context id>/.
+type Context struct {
+	Record      string // on (default) | off
+	RecordStore string // default: the capsule's name
+	// Retain is nil when absent: every record kept whole and forever.
+	Retain *ContextRetain
+}
+
+// ContextRetain is context.retain; a zero field is not declared (at least
+// one is). MaxMessages trims the front of the record a launch opens;
+// MaxAge drops a record of the store not written to for that long.
+type ContextRetain struct {
+	MaxMessages int
+	MaxAge      time.Duration
 }
 
 // Retain is trace.retain; a zero field is not declared (at least one is).
