@@ -136,8 +136,26 @@ func (l *loader) shell(d string, v *yaml.Node) {
 		{key: "baseline_env", fn: func(d string, v *yaml.Node) { s.BaselineEnv, _ = l.strList(d, v) }},
 	})
 	if ok && len(s.Allow) == 0 && !bad {
-		l.invalid(d+".allow", "a shell: block must list at least one binary")
+		fault := "a shell: block must list at least one binary"
+		if k := misspelt(v, "allow"); k != "" {
+			fault += fmt.Sprintf("; it holds '%s' — did you mean 'allow'?", k)
+		}
+		l.invalid(d+".allow", "%s", fault)
 	}
+}
+
+// misspelt returns a key of the mapping n, other than want, that is a
+// near miss of want (diag.Nearest's rule), or "".
+func misspelt(n *yaml.Node, want string) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != want && diag.Nearest(k, []string{want}) == want {
+			return k
+		}
+	}
+	return ""
 }
 
 func (l *loader) install(d string, v *yaml.Node) {

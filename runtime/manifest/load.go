@@ -211,6 +211,47 @@ func parseYAML(file string, data []byte) (root *yaml.Node, err error) {
 	return n, nil
 }
 
+// misindented returns the first line, at or below from (1-based), whose
+// indentation is deeper than the key above it without that key opening a
+// block, or shallower than it without matching an enclosing key's, and its
+// column; 0 when every line fits. Blank lines, comments and list items are
+// skipped.
+func misindented(lines []string, from int) (int, int) {
+	var levels []int // the indentation of each open key, outermost first
+	opens := false   // the last key's line ends with ":", so a deeper line may follow
+	bad := func(i, ind int) (int, int) {
+		if i+1 < from { // above the mapping yaml.v3 names: not what it refused
+			return 0, 0
+		}
+		return i + 1, ind + 1
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		t := strings.TrimLeft(l, " ")
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || t == "-" {
+			continue
+		}
+		ind := len(l) - len(t)
+		switch {
+		case len(levels) == 0 || ind > levels[len(levels)-1]:
+			if len(levels) > 0 && !opens {
+				return bad(i, ind)
+			}
+			levels = append(levels, ind)
+		default:
+			for len(levels) > 0 && levels[len(levels)-1] > ind {
+				levels = levels[:len(levels)-1]
+			}
+			if len(levels) == 0 || levels[len(levels)-1] != ind {
+				return bad(i, ind)
+			}
+		}
+		body, _, _ := strings.Cut(t, " #")
+		opens = strings.HasSuffix(strings.TrimSpace(body), ":")
+	}
+	return 0, 0
+}
+
 // yamlDiag turns a yaml.v3 error into E-MAN-002. yaml.v3 reports the line
 // only; the column is the line's first non-blank character.
 func yamlDiag(file string, data []byte, err error) *diag.Diagnostic {
@@ -222,6 +263,13 @@ func yamlDiag(file string, data []byte, err error) *diag.Diagnostic {
 	}
 	col := 1
 	lines := strings.Split(string(data), "\n")
+	if msg == "did not find expected key" {
+		// yaml.v3 names the line its mapping began on; the fault is the
+		// first line below it indented to no level of its parents.
+		if bad, at := misindented(lines, line); bad > 0 {
+			return diag.ManYAML(file, bad, at, "this line is indented to no level of the keys above it").WithErr(err)
+		}
+	}
 	if line >= 1 && line <= len(lines) {
 		col = len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t")) + 1
 	}

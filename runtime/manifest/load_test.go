@@ -278,3 +278,28 @@ func TestLoadUnreadable(t *testing.T) {
 		t.Fatalf("Load(%q) error = %v, want %q", path, err, want)
 	}
 }
+
+// TestShellMisspeltAllow: a shell: block whose only key is a near miss of
+// allow is refused naming it, as doctor's W-SEC-019 would.
+func TestShellMisspeltAllow(t *testing.T) {
+	_, _, err := Parse("murmur.yaml", []byte("name: y\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: s.yaml}}\ncapabilities:\n  shell: {alow: [ls]}\n"), func(string) string { return "" })
+	want := "error[E-MAN-003]: murmur.yaml: capabilities.shell.allow: a shell: block must list at least one binary; it holds 'alow' — did you mean 'allow'?\n  hint: correct capabilities.shell.allow\n"
+	d, ok := diag.As(err)
+	if !ok || d.Render() != want {
+		t.Errorf("Parse = %v\nwant %q", err, want)
+	}
+}
+
+// TestYAMLIndentPosition: a key indented to no level of the keys above it is
+// reported at its own line and column, not at the line its mapping began.
+func TestYAMLIndentPosition(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"name: y\nversion: 1.0.0\ninference:\n  driver:\n    kind: scripted\n   script: s.yaml\n", "murmur.yaml:6:4: this line is indented to no level of the keys above it"},
+		{"name: y\nversion: 1.0.0\ninference:\n  driver:\n    kind: scripted\n    script: s.yaml\n lifecycle: {}\n", "murmur.yaml:7:2: this line is indented to no level of the keys above it"},
+	} {
+		_, _, err := Parse("murmur.yaml", []byte(c.yaml), func(string) string { return "" })
+		if d, ok := diag.As(err); !ok || d.Code != diag.EMAN002 || d.Msg != c.want {
+			t.Errorf("Parse(%q) = %v, want E-MAN-002 %q", c.yaml, err, c.want)
+		}
+	}
+}
