@@ -1,14 +1,16 @@
 package conformance
 
 // checks is the suite, in order. Ids are stable: a new check gets a new id,
-// a removed one's id is never reused. Titles say what a passing door does.
+// a removed one's id is never reused. Titles say what a passing door does;
+// tck names the requirement IDs of the A2A TCK (a2aproject/a2a-tck,
+// tck/requirements/) a check corresponds to, where there are any.
 func checks() []check {
 	return []check{
 		// The Agent Card (door.md §2; A2A AgentCard).
-		{id: "card.fetch", title: "The Agent Card is served at /.well-known/agent-card.json without a token", run: cardFetch},
-		{id: "card.shape", title: "The card parses as a strict ProtoJSON lf.a2a.v1.AgentCard", run: cardShape},
-		{id: "card.signature", title: "Each signature on the card is a JWS naming alg and kid", run: cardSignature},
-		{id: "card.interface", title: "supportedInterfaces names a JSONRPC 1.0 interface", run: cardInterface},
+		{id: "card.fetch", tck: []string{"CARD-DISC-001"}, title: "The Agent Card is served at /.well-known/agent-card.json without a token", run: cardFetch},
+		{id: "card.shape", tck: []string{"CARD-STRUCT-001"}, title: "The card parses as a strict ProtoJSON lf.a2a.v1.AgentCard", run: cardShape},
+		{id: "card.signature", tck: []string{"CARD-SIGN-003"}, title: "Each signature on the card is a JWS naming alg and kid", run: cardSignature},
+		{id: "card.interface", tck: []string{"CARD-PROTO-001", "CARD-PROTO-002"}, title: "supportedInterfaces names a JSONRPC 1.0 interface", run: cardInterface},
 		{id: "card.capabilities", title: "capabilities are consistent", run: cardCapabilities},
 		{id: "card.skills", title: "skills is non-empty with unique ids", run: cardSkills},
 		{id: "card.security", title: "Security requirements name declared schemes", run: cardSecurity},
@@ -38,41 +40,41 @@ func checks() []check {
 		{id: "rpc.params-array", title: "Array params are -32602", rpc: true, run: rpcParamsArray},
 
 		// Methods (§7), task states (§6) and errors (RPC-4).
-		{id: "send.blocking", title: "SendMessage holds its answer until the task is terminal or interrupted", rpc: true, run: sendBlocking},
-		{id: "send.return-immediately", title: "SendMessage with returnImmediately answers the accepted task", rpc: true, run: sendReturnImmediately},
+		{id: "send.blocking", tck: []string{"CORE-EXECUTION-MODE-001"}, title: "SendMessage holds its answer until the task is terminal or interrupted", rpc: true, run: sendBlocking},
+		{id: "send.return-immediately", tck: []string{"CORE-SEND-001", "CORE-EXECUTION-MODE-002"}, title: "SendMessage with returnImmediately answers the accepted task", rpc: true, run: sendReturnImmediately},
 		{id: "send.invalid-params", title: "A malformed message is -32602", rpc: true, run: sendInvalidParams},
 		{id: "send.unknown-task", title: "A message naming an unknown task is -32001", rpc: true, run: sendUnknownTask},
-		{id: "send.ended-task", title: "A message naming an ended task is -32004", rpc: true, run: sendEndedTask},
+		{id: "send.ended-task", tck: []string{"CORE-SEND-002"}, title: "A message naming an ended task is -32004", rpc: true, run: sendEndedTask},
 		{id: "send.continue", title: "A message naming a task that waits for input continues it", rpc: true, run: sendContinue},
-		{id: "send.content-type", title: "A raw or url part is -32005", rpc: true, run: sendContentType},
-		{id: "get.task", title: "GetTask answers the task as it stands", rpc: true, run: getTask},
+		{id: "send.content-type", tck: []string{"CORE-SEND-003"}, title: "A raw or url part is -32005", rpc: true, run: sendContentType},
+		{id: "get.task", tck: []string{"CORE-GET-001"}, title: "GetTask answers the task as it stands", rpc: true, run: getTask},
 		{id: "get.history", title: "GetTask honours historyLength", rpc: true, run: getHistory},
-		{id: "get.unknown", title: "GetTask on an unknown id is -32001", rpc: true, run: getUnknown},
+		{id: "get.unknown", tck: []string{"CORE-GET-002"}, title: "GetTask on an unknown id is -32001", rpc: true, run: getUnknown},
 		{id: "get.missing-id", title: "GetTask without an id is -32602", rpc: true, run: getMissingID},
-		{id: "list.shape", title: "ListTasks answers tasks, nextPageToken, pageSize and totalSize", rpc: true, run: listShape},
-		{id: "list.paging", title: "ListTasks pages cover every task once", rpc: true, run: listPaging},
+		{id: "list.shape", tck: []string{"CORE-LIST-004"}, title: "ListTasks answers tasks, nextPageToken, pageSize and totalSize", rpc: true, run: listShape},
+		{id: "list.paging", tck: []string{"CORE-LIST-002"}, title: "ListTasks pages cover every task once", rpc: true, run: listPaging},
 		{id: "list.filters", title: "ListTasks filters by contextId and status", rpc: true, run: listFilters},
 		{id: "list.invalid", title: "Invalid ListTasks params are -32602", rpc: true, run: listInvalid},
-		{id: "cancel.live", title: "CancelTask on a live task answers it CANCELED", rpc: true, run: cancelLive},
-		{id: "cancel.ended", title: "CancelTask on an ended task is -32002 and changes nothing", rpc: true, run: cancelEnded},
-		{id: "cancel.unknown", title: "CancelTask on an unknown id is -32001", rpc: true, run: cancelUnknown},
+		{id: "cancel.live", tck: []string{"CORE-CANCEL-001"}, title: "CancelTask on a live task answers it CANCELED", rpc: true, run: cancelLive},
+		{id: "cancel.ended", tck: []string{"CORE-CANCEL-002"}, title: "CancelTask on an ended task is -32002 and changes nothing", rpc: true, run: cancelEnded},
+		{id: "cancel.unknown", tck: []string{"CORE-CANCEL-003"}, title: "CancelTask on an unknown id is -32001", rpc: true, run: cancelUnknown},
 		{id: "xcard.get", title: "GetExtendedAgentCard answers as the card declares", rpc: true, run: extendedCard},
 		{id: "push.unsupported", title: "Push-notification config methods are -32003 when unsupported", rpc: true, run: pushUnsupported},
 
 		// A2A streams (METH-SS, METH-ST, SSE-1..5).
-		{id: "stream.send", title: "SendStreamingMessage streams the task from first event to its final status", rpc: true, run: streamSend},
+		{id: "stream.send", tck: []string{"CORE-STREAM-001", "CORE-STREAM-003"}, title: "SendStreamingMessage streams the task from first event to its final status", rpc: true, run: streamSend},
 		{id: "stream.unsupported", title: "Streaming methods are -32004 when the card says streaming false", rpc: true, run: streamUnsupported},
 		{id: "subscribe.live", title: "SubscribeToTask streams a live task until its final status", rpc: true, run: subscribeLive},
 		{id: "subscribe.ended", title: "SubscribeToTask on an ended task is -32004", rpc: true, run: subscribeEnded},
 		{id: "subscribe.unknown", title: "SubscribeToTask on an unknown id is -32001", rpc: true, run: subscribeUnknown},
 
 		// The HTTP+JSON binding (A2A §11), when the card lists it.
-		{id: "rest.send", title: "The HTTP+JSON send route answers the task", rpc: true, run: restSend},
-		{id: "rest.get", title: "GET /tasks/{id} answers the task; an unknown id is 404 TASK_NOT_FOUND", rpc: true, run: restGet},
-		{id: "rest.list", title: "GET /tasks answers a page of tasks from camelCase query parameters", rpc: true, run: restList},
-		{id: "rest.cancel", title: "The HTTP+JSON cancel route answers a live task CANCELED", rpc: true, run: restCancel},
-		{id: "rest.stream", title: "The HTTP+JSON stream route streams bare StreamResponse events to the final status", rpc: true, run: restStream},
-		{id: "rest.errors", title: "HTTP+JSON errors are google.rpc.Status with A2A's HTTP status and ErrorInfo", rpc: true, run: restErrors},
+		{id: "rest.send", tck: []string{"HTTP_JSON-URL-001", "HTTP_JSON-URL-002"}, title: "The HTTP+JSON send route answers the task", rpc: true, run: restSend},
+		{id: "rest.get", tck: []string{"HTTP_JSON-URL-001", "HTTP_JSON-QP-001"}, title: "GET /tasks/{id} answers the task; an unknown id is 404 TASK_NOT_FOUND", rpc: true, run: restGet},
+		{id: "rest.list", tck: []string{"HTTP_JSON-QP-001"}, title: "GET /tasks answers a page of tasks from camelCase query parameters", rpc: true, run: restList},
+		{id: "rest.cancel", tck: []string{"HTTP_JSON-URL-002"}, title: "The HTTP+JSON cancel route answers a live task CANCELED", rpc: true, run: restCancel},
+		{id: "rest.stream", tck: []string{"HTTP_JSON-SSE-001"}, title: "The HTTP+JSON stream route streams bare StreamResponse events to the final status", rpc: true, run: restStream},
+		{id: "rest.errors", tck: []string{"HTTP_JSON-ERR-001", "HTTP_JSON-ERR-002", "HTTP_JSON-STATUS-001"}, title: "HTTP+JSON errors are google.rpc.Status with A2A's HTTP status and ErrorInfo", rpc: true, run: restErrors},
 
 		// The murmur extensions (CARD-3, CARD-5, PEER-*, SSE-6..9, METH-STOP).
 		{id: "murmur.methods", title: "The door answers exactly the methods its door extension lists", rpc: true, run: murmurMethods},

@@ -52,6 +52,7 @@ type Config struct {
 // check is one entry of the suite.
 type check struct {
 	id, title string
+	tck       []string // the A2A TCK's requirement IDs, where one corresponds
 	// rpc marks a check that needs the JSON-RPC door: skipped when the card
 	// requires a token and none was given.
 	rpc bool
@@ -107,14 +108,14 @@ func runChecks(ctx context.Context, cfg Config, emit func(Result)) {
 	s, err := newSuite(cfg)
 	all := checks()
 	if err != nil {
-		emit(Result{ID: all[0].id, Title: all[0].title, Status: Fail, Why: err.Error()})
+		emit(Result{ID: all[0].id, Title: all[0].title, TCK: all[0].tck, Status: Fail, Why: err.Error()})
 		for _, c := range all[1:] {
-			emit(Result{ID: c.id, Title: c.title, Status: Skip, Why: "the suite could not start"})
+			emit(Result{ID: c.id, Title: c.title, TCK: c.tck, Status: Skip, Why: "the suite could not start"})
 		}
 		return
 	}
 	for i, c := range all {
-		r := Result{ID: c.id, Title: c.title}
+		r := Result{ID: c.id, Title: c.title, TCK: c.tck}
 		switch {
 		case i > 0 && s.card == nil:
 			r.Status, r.Why = Skip, "no Agent Card ("+s.cardWhy+")"

@@ -27,14 +27,20 @@ type Result struct {
 	Title  string `json:"title"`
 	Status Status `json:"status"`
 	Why    string `json:"why,omitempty"`
+	// TCK are the A2A TCK requirement IDs the check corresponds to.
+	TCK []string `json:"tck,omitempty"`
 }
 
 // String renders the result as `mur conformance` prints it (door.md GO-7).
 func (r Result) String() string {
-	if r.Status == Pass {
-		return fmt.Sprintf("%s %s  %s", r.Status, r.ID, r.Title)
+	title := r.Title
+	if len(r.TCK) > 0 {
+		title += " (TCK " + strings.Join(r.TCK, ", ") + ")"
 	}
-	return fmt.Sprintf("%s %s  %s: %s", r.Status, r.ID, r.Title, r.Why)
+	if r.Status == Pass {
+		return fmt.Sprintf("%s %s  %s", r.Status, r.ID, title)
+	}
+	return fmt.Sprintf("%s %s  %s: %s", r.Status, r.ID, title, r.Why)
 }
 
 // Totals counts results by status.
