@@ -24,9 +24,9 @@ type proc struct {
 	chW, lifeW     *os.File    // write ends: the launcher's alone (CHAN-1, LIFE-1)
 	lines          chan []byte // the channel's lines in order, for its writer (CHAN-2, CHAN-3)
 	linesDone      sync.Once
-	chR, lifeR     *os.File // read ends: handed over as fds 3 and 4, closed after Start
-	outR, errR     *os.File // a peer's stdout and stderr, read by the launcher
-	cmd            *exec.Cmd
+	chR, lifeR     *os.File         // read ends: handed over as fds 3 and 4, closed after Start
+	outR, errR     *os.File         // a peer's stdout and stderr, read by the launcher
+	sup            *supervisor.Proc // a peer leads its own group; the entry shares the launcher's (LIFE-5, LIFE-6)
 	pid            int
 	spawned        time.Time
 	lifelineClosed sync.Once
@@ -34,8 +34,7 @@ type proc struct {
 	firstLine  chan string   // a peer's first stdout line; closed unread at EOF
 	outDone    chan struct{} // the stdout reader is done
 	errDone    chan struct{} // the stderr reader is done
-	exited     chan struct{} // closed once Wait returned
-	state      *os.ProcessState
+	exited     chan struct{} // closed once the member is reaped
 	stderrTail tail
 }
 
@@ -145,10 +144,12 @@ func (l *launch) start(p *proc) error {
 			return err
 		}
 		cmd.Stdout, cmd.Stderr = outW, errW
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	p.spawned = time.Now()
-	err := cmd.Start()
+	// No parent-death signal: a member winds down from its lifeline's EOF
+	// (LIFE-3); the launcher never sends SIGTERM, only SIGKILL after the
+	// teardown's grace.
+	sup, err := supervisor.Start(cmd, supervisor.Options{InParentGroup: p.entry})
 	p.chR.Close()
 	p.lifeR.Close()
 	if outW != nil {
@@ -165,10 +166,9 @@ func (l *launch) start(p *proc) error {
 		close(p.exited)
 		return err
 	}
-	p.cmd, p.pid = cmd, cmd.Process.Pid
+	p.sup, p.pid = sup, sup.Pid()
 	l.wg.Go(func() {
-		_ = p.cmd.Wait() // the exit status is in ProcessState
-		p.state = p.cmd.ProcessState
+		<-sup.Done()
 		l.adopted() // a member's descendants end with it, not with the formation
 		close(p.exited)
 	})
@@ -232,10 +232,10 @@ func (p *proc) closeAll() {
 
 // exitText is how READY-4 names an exit: "status N" or "signal N".
 func (p *proc) exitText() string {
-	if p.state == nil {
+	e := p.exit()
+	if !e.Finished() {
 		return "status unknown"
 	}
-	e := supervisor.ExitOf(p.state)
 	if e.Signal != 0 {
 		return fmt.Sprintf("signal %d", int(e.Signal))
 	}
@@ -244,10 +244,20 @@ func (p *proc) exitText() string {
 
 // exitCode is the member's exit code, or 128 + its signal (FCLI-4).
 func (p *proc) exitCode() int {
-	if p.state == nil {
+	e := p.exit()
+	if !e.Finished() {
 		return 1
 	}
-	return supervisor.ExitOf(p.state).ShellCode()
+	return e.ShellCode()
+}
+
+// exit is how the member ended; Unfinished before it is reaped or when it
+// never started.
+func (p *proc) exit() supervisor.Exit {
+	if p.sup == nil {
+		return supervisor.Unfinished
+	}
+	return p.sup.Exit()
 }
 
 // running reports whether p has not been reaped yet.

@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"syscall"
 	"time"
 )
 
@@ -45,13 +44,7 @@ func (l *launch) teardown(ps []*proc) {
 
 // kill SIGKILLs a peer's process group, or the entry member alone (it shares
 // the launcher's group).
-func (p *proc) kill() {
-	if p.entry {
-		_ = p.cmd.Process.Kill()
-		return
-	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-}
+func (p *proc) kill() { p.sup.Kill() }
 
 // finishOutput waits a little for a reaped peer's readers to reach EOF, then
 // closes the read ends so they stop.

@@ -17,6 +17,10 @@ type Options struct {
 	// parent-death signal): for a child with no lifeline of its own to notice
 	// mur's end. A capsule mur starts winds down from its lifeline instead.
 	DieWithParent bool
+	// InParentGroup leaves the child in mur's own process group (a child that
+	// shares mur's terminal and signals); SIGKILL then reaches the child
+	// alone.
+	InParentGroup bool
 	// Starter starts the prepared command in place of cmd.Start (a sandbox
 	// that confines it first); it must not wait for it. Nil: cmd.Start.
 	Starter func(*exec.Cmd) error
@@ -28,6 +32,7 @@ type Options struct {
 type Proc struct {
 	cmd   *exec.Cmd
 	grace time.Duration
+	group bool // the child leads a process group of its own
 	done  chan struct{}
 
 	mu       sync.Mutex
@@ -43,11 +48,11 @@ type Proc struct {
 // (Cmd.Cancel). cmd's SysProcAttr, when set, is kept, with Setpgid (and
 // Pdeathsig under DieWithParent) added.
 func Start(cmd *exec.Cmd, o Options) (*Proc, error) {
-	p := &Proc{cmd: cmd, grace: o.Grace, done: make(chan struct{}), exit: Unfinished}
+	p := &Proc{cmd: cmd, grace: o.Grace, group: !o.InParentGroup, done: make(chan struct{}), exit: Unfinished}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Setpgid = p.group
 	if o.DieWithParent {
 		setParentDeath(cmd.SysProcAttr)
 	}
@@ -79,7 +84,8 @@ func (p *Proc) reap() {
 	close(p.done)
 }
 
-// Pid is the child's process id, which is also its process group's.
+// Pid is the child's process id, which is also its process group's unless
+// InParentGroup.
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Done closes once the child is reaped.
@@ -122,21 +128,29 @@ func (p *Proc) armKillLocked(d time.Duration) {
 	if p.killer != nil {
 		return
 	}
-	pid := p.cmd.Process.Pid
 	p.killer = time.AfterFunc(d, func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if !p.reaped {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			p.killLocked()
 		}
 	})
 }
 
-// Kill SIGKILLs the child's whole group now, unless it is reaped.
+// Kill SIGKILLs the child's whole group now (the child alone under
+// InParentGroup), unless it is reaped.
 func (p *Proc) Kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.reaped {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.killLocked()
 	}
+}
+
+func (p *Proc) killLocked() {
+	if p.group {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		return
+	}
+	_ = p.cmd.Process.Kill()
 }

@@ -95,3 +95,19 @@ func TestContextStops(t *testing.T) {
 	p.Stop() // after the reaping: nothing
 	p.Kill()
 }
+
+// TestInParentGroup: a child left in mur's group is killed alone.
+func TestInParentGroup(t *testing.T) {
+	t.Parallel()
+	p, err := Start(exec.Command("sleep", "30"), Options{InParentGroup: true, DieWithParent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg, err := syscall.Getpgid(p.Pid()); err != nil || pg != syscall.Getpgrp() {
+		t.Errorf("the child's group = %d (%v), want the test's %d", pg, err, syscall.Getpgrp())
+	}
+	p.Kill()
+	if e := await(t, p); e.Signal != syscall.SIGKILL {
+		t.Errorf("exit = %v, want signal SIGKILL", e)
+	}
+}
