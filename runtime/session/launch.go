@@ -75,6 +75,9 @@ type Launch struct {
 	// TaskText is the launch task (SES-4); HasTask is false when there is none.
 	TaskText string
 	HasTask  bool
+	// LaunchContextID is the launch task's context id (mur run --context,
+	// --resume); "" mints a new one.
+	LaunchContextID string
 	// Artifacts are the declared tool and skill artifacts, resolved in the
 	// stores (STORE-3, STORE-8), in manifest order.
 	Artifacts []tool.Artifact

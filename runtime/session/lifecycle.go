@@ -273,6 +273,7 @@ func (s *Session) end() Result {
 		TotalOutputTokens: s.stats.outTokens, TotalToolCalls: s.stats.toolCalls, TotalShellCalls: s.stats.shellCalls}
 	s.stats.mu.Unlock()
 	end.DurationMS, end.ExitStatus = elapsedMS(s.start, s.now()), res.ExitStatus
+	s.closeRecords()
 	_, _ = s.tr.Write(end)
 	s.stopCancel()
 	s.wg.Wait()

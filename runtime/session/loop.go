@@ -103,6 +103,7 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 	if e, refused := t.admit(d, req, turn); refused {
 		return nil, e, false
 	}
+	t.recordMessages(t.recorded == 0) // the record holds what the model is shown, fsynced at the task's start
 	t.setPhase("inference")
 	ictx, span := telemetry.StartInference(ctx, s.tracer, d.Kind(), block.Model)
 	start := time.Now()

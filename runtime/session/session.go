@@ -68,6 +68,7 @@ type Progress interface {
 // table, tools and agent loop. Create it with Start, serve its Registry at the
 // door, then call Run. Its methods are safe for concurrent use.
 type Session struct {
+	recs       records // the conversation records, by context id
 	id         string
 	l          *Launch
 	m          *manifest.Manifest
@@ -223,6 +224,7 @@ func (s *Session) begin() error {
 		s.probeHarness() // PROC-10: once, right after session_start
 	}
 	s.retain()
+	s.retainRecords()
 	s.setupTelemetry()
 	if err := s.tools.Stage(s.runtimeDir); err != nil {
 		s.bootstrap(fmt.Sprintf("staging failed: %v\n", err))
@@ -233,7 +235,8 @@ func (s *Session) begin() error {
 		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(s.l.TaskText), 0o600); err != nil {
 			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))
 		}
-		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(s.l.TaskText)}}
+		msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(s.l.TaskText)},
+			ContextID: a2a.ContextID(s.l.LaunchContextID)}
 		prov := tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
 		t, err := s.reg.Submit(prov, msg)
 		if err != nil {
@@ -264,6 +267,7 @@ func (s *Session) abort(cause error) {
 		if !s.begun {
 			_, _ = s.tr.Write(s.sessionStartRecord())
 		}
+		s.closeRecords()
 		_, _ = s.tr.Write(trace.SessionEnd{DurationMS: elapsedMS(s.start, s.now()), ExitStatus: StatusFailed})
 		_ = s.tr.Close()
 	}

@@ -30,6 +30,8 @@ type taskRun struct {
 	span  oteltrace.Span // the task's span (OTEL-5), ended by finish
 	start time.Time
 	msgs  []driver.Message
+	// recorded is how many of msgs the conversation record holds.
+	recorded int
 
 	mu          sync.Mutex
 	phase       string // LOOP-16 phase a cancel lands in
@@ -208,6 +210,9 @@ func (t *taskRun) canceled() (ending, bool) {
 // out/result.txt, task_canceled/task_failed, the A2A outcome, task_end.
 func (t *taskRun) finish(e ending) {
 	s := t.s
+	if t.recorded > 0 {
+		t.recordMessages(true) // the last answer too, fsynced with task_end
+	}
 	t.state.SetEnding(tool.Ending{Status: e.status, NoTurnLeft: t.turns >= s.m.Inference.MaxTurns})
 	t.writeRecs(t.state.Abandon()) // RND-9: before task_end
 	if err := writeResult(filepath.Join(s.recordsDir, "out"), e.text); err != nil {
