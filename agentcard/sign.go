@@ -29,7 +29,7 @@ type Signature struct {
 // with the key in $MURMUR_HOME.
 const OperatorKeyPrefix = "murmur-operator"
 
-// FormationKeyPrefix, then the formation id, is the kid of a formation
+// FormationKeyPrefix followed by the formation id is the kid of a formation
 // member's card: it signs with the formation's card key.
 const FormationKeyPrefix = "murmur-formation:"
 

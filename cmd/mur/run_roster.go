@@ -229,12 +229,12 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 		},
 		RunningFormations: func() (map[string]bool, error) { return runningFormations(home) },
 	}
-	// Issue 9: the launcher is a subreaper too, so what a member killed
-	// outright (kill -9, OOM) left — a setsid'd or double-forked process —
-	// comes back to it, and is stopped once every member is reaped.
-	reaper, err := proc.Subreap() // an error: not Linux, nothing to adopt them
-	defer reaper.Close()
-	if err == nil {
+	// The launcher is a subreaper too, so what a member killed outright
+	// (kill -9, OOM) left — a setsid'd or double-forked process — comes back
+	// to it, and is stopped once that member is reaped. Off Linux nothing is
+	// adopted.
+	if reaper, err := proc.Subreap(); err == nil {
+		defer reaper.Close()
 		cfg.EndAdopted = proc.EndAdopted
 	}
 	// The launcher tells signals apart itself (130/143/129); main's context

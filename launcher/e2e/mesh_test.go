@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -49,5 +48,5 @@ func TestFullMeshLaunchHonoursSIGTERM(t *testing.T) {
 	if left := children(); len(left) > 0 { // FCLI-4: reaped before the launcher exits
 		t.Errorf("members left after the launcher's exit: %v", left)
 	}
-	t.Log(fmt.Sprintf("exit %s after SIGTERM", took.Round(time.Millisecond)))
+	t.Logf("exit %s after SIGTERM", took.Round(time.Millisecond))
 }
