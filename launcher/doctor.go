@@ -17,8 +17,9 @@ func RosterBlock(path string, f *roster.Formation, warns []*diag.Diagnostic, ref
 	b.WriteString("Roster\n")
 	fmt.Fprintf(&b, "  file: %s\n", path)
 	if refusal != nil {
-		// A message of several lines (E-ROS-007) keeps its lines under the ✗.
-		fmt.Fprintf(&b, "  ✗  %s\n", strings.ReplaceAll(refusal.Msg, "\n", "\n   "))
+		// A message of several lines (E-ROS-007) keeps its lines under the ✗;
+		// its code comes first, so the block is the one place it is shown.
+		fmt.Fprintf(&b, "  ✗  error[%s]: %s\n", refusal.Code, strings.ReplaceAll(refusal.Msg, "\n", "\n   "))
 		return b.String()
 	}
 	nameW, capW := 0, 0

@@ -35,7 +35,7 @@ func TestRosterBlock(t *testing.T) {
 	}
 	refused := diag.RosNoAuth("coder")
 	got = RosterBlock(path, nil, nil, refused)
-	want = "Roster\n  file: " + path + "\n  ✗  " + refused.Msg + "\n"
+	want = "Roster\n  file: " + path + "\n  ✗  error[" + string(refused.Code) + "]: " + refused.Msg + "\n"
 	if got != want {
 		t.Errorf("refused RosterBlock = %q, want %q", got, want)
 	}

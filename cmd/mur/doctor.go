@@ -78,7 +78,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	}
 	r := &doctorReport{w: out, doc: doctorJSON{Project: project, Checks: []doctorCheck{}}}
 	if doctorIsFile(filepath.Join(project, "roster.yaml")) {
-		r.roster = doctorRosterBlock(ctx, env, out, project)
+		r.roster = doctorRosterBlock(ctx, env, out, project, *jsonOut)
 		r.doc.Roster = &r.roster.doc
 		fmt.Fprintln(out)
 	}

@@ -18,7 +18,7 @@ import (
 // report to w and returns the exit code and the report for --json.
 func doctorFormationDir(ctx context.Context, env *Env, w io.Writer, dir string) (int, doctorJSON, bool) {
 	fmt.Fprintf(w, "No murmur.yaml in %s: checking its roster.yaml. Run mur doctor in a member's source directory to check that member's artifacts.\n\n", dir)
-	res := doctorRosterBlock(ctx, env, w, dir)
+	res := doctorRosterBlock(ctx, env, w, dir, w == io.Discard)
 	fixes := append(append([]string{}, res.errFixes...), res.warnFixes...)
 	doc := doctorJSON{Roster: &res.doc, Checks: []doctorCheck{}, Warnings: []diagJSON{}, Errors: res.errs, Warned: res.warns, Fixes: fixes}
 	fmt.Fprintln(w)
@@ -78,7 +78,7 @@ type rosterEdgeJSON struct {
 // doctorRosterBlock prints the Roster block for the roster.yaml in dir to w
 // (DOC-1, DOC-3) and returns what the tally counts. A refused roster's code
 // and hint also go to stderr. It launches and writes nothing.
-func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string) rosterResult {
+func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string, stderrToo bool) rosterResult {
 	path := filepath.Join(dir, roster.FileName)
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
@@ -97,7 +97,9 @@ func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string) r
 			d = diag.RosUnreadable(path, err.Error())
 		}
 		fmt.Fprint(w, launcher.RosterBlock(path, nil, nil, d))
-		fmt.Fprint(env.Stderr, d.Render())
+		if stderrToo { // --json: the report holds it, and stderr says it too
+			fmt.Fprint(env.Stderr, d.Render())
+		}
 		res.errs, res.errFixes, res.doc.Error = 1, []string{d.Hint}, toDiagJSON(d)
 		return res
 	}
