@@ -124,6 +124,13 @@ func ManInvalid(file, dottedKey, fault string) *Diagnostic {
 	return mk(EMAN003, fmt.Sprintf("%s: %s: %s", file, dottedKey, fault), "correct "+dottedKey)
 }
 
+// ManNoInputBudget is E-MAN-003 for a choice whose window leaves no input
+// once the output cap is set aside (DRV-10): windowKey is the key that set
+// the window (context.max_tokens or the block's config.context_window_tokens).
+func ManNoInputBudget(file, windowKey string, window, outputCap int64) *Diagnostic {
+	return ManInvalid(file, windowKey, fmt.Sprintf("leaves no input budget: the window %d less the output cap %d (inference.max_tokens) is %d; declare a window larger than the output cap, or a smaller inference.max_tokens", window, outputCap, window-outputCap))
+}
+
 // ManFileOutside is E-MAN-003 for a file an installed capsule's manifest
 // names outside its own directory (ours; issue 12): resolved is where value
 // leads, symlinks evaluated; dir the capsule's directory.

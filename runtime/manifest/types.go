@@ -42,6 +42,7 @@ type Manifest struct {
 	Trace        Trace
 	Context      Context
 	Lifecycle    Lifecycle
+	Context      Context
 	// Inference is nil when the manifest has no inference block (then Load
 	// refuses with E-RUN-005; only LoadArtifact returns such a manifest).
 	Inference *Inference
@@ -54,6 +55,12 @@ type Manifest struct {
 	// on a capsule.
 	Command     string          // relative to Dir, as written
 	InputSchema json.RawMessage // compact JSON object; `{"type":"object"}` when absent on a tool
+}
+
+// Context is the context block: the model's context window the capsule
+// declares, which overrides every choice's config.context_window_tokens.
+type Context struct {
+	MaxTokens int64 // context.max_tokens; 0 = not declared
 }
 
 // Artifact is one artifacts[] entry (capsule.md §1.2, MAN-6).

@@ -208,14 +208,12 @@ func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, 
 	if u.Input == nil && u.Output == nil && u.Cached == nil && u.CacheWrite == nil {
 		s.stats.unreported++
 	}
-	c := &status.ContextInfo{UsedTokens: spentIn + spentOut, MaxTokens: int64(req.MaxTokens), Actual: u.Input != nil && u.Output != nil}
-	if opts.ContextWindowTokens > 0 {
-		w := opts.ContextWindowTokens
-		c.WindowTokens = &w
+	if origin != "" {
+		return // a hook's call is not the conversation: the check measures agent turns
 	}
-	if opts.MaxInputTokens > 0 {
-		mi := opts.MaxInputTokens
-		c.MaxInput = &mi
+	c := &status.ContextInfo{UsedTokens: spentIn + spentOut, Actual: u.Input != nil && u.Output != nil}
+	if b := opts.InputBudget(s.m.Context.MaxTokens, int64(req.MaxTokens)); b.Has() {
+		c.WindowTokens, c.BudgetTokens, c.BudgetBasis = b.Window, b.Tokens, b.Basis
 	}
 	s.stats.lastContext = c
 }

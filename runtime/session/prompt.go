@@ -80,7 +80,8 @@ func (l *Launch) ownFile(m *manifest.Manifest, key, value, path string) (string,
 
 // newDriver builds the driver serving one choice (capsule.md §5, DRV-2),
 // a scripted one replaying the script at script: the API key is read once,
-// here, from the environment after .env (DRV-3).
+// here, from the environment after .env (DRV-3). A window that leaves no
+// input budget is refused here, at launch (DRV-10).
 func newDriver(m *manifest.Manifest, c manifest.DriverBlock, script string, getenv func(string) string) (driver.Driver, error) {
 	var key driver.Secret
 	if c.APIKeyEnv != "" {
@@ -97,6 +98,16 @@ func newDriver(m *manifest.Manifest, c manifest.DriverBlock, script string, gete
 			return nil, err
 		}
 		return nil, diag.ManInvalid(m.Path, c.Where, err.Error())
+	}
+	if o, err := driver.ParseOptions(c.Config); err == nil {
+		outputCap := int64(m.Inference.MaxTokens)
+		if b := o.InputBudget(m.Context.MaxTokens, outputCap); b.Has() && b.Tokens <= 0 {
+			key := c.Where + ".config.context_window_tokens"
+			if m.Context.MaxTokens > 0 {
+				key = "context.max_tokens"
+			}
+			return nil, diag.ManNoInputBudget(m.Path, key, b.Window, outputCap)
+		}
 	}
 	return d, nil
 }

@@ -23,12 +23,13 @@ const statusDescription = "Reports the time this session has run and has left, t
 // Counter is a lifecycle option's use in the running task (keep_working, done_check).
 type Counter struct{ Used, Limit int }
 
-// ContextInfo is what the last inference call measured (STATUS-1 context).
+// ContextInfo is what the compaction check last measured (STATUS-1
+// context): the figures it compared, exactly.
 type ContextInfo struct {
-	UsedTokens   int64  // the last call's input + output
-	WindowTokens *int64 // the serving choice's config.context_window_tokens
-	MaxInput     *int64 // its config.max_input_tokens
-	MaxTokens    int64  // the output cap the last call sent
+	UsedTokens   int64  // the conversation's size: the last call's input + output
+	WindowTokens int64  // the window the budget came from; 0 = the choice has none
+	BudgetTokens int64  // the input budget (driver.Budget); read only with a window
+	BudgetBasis  string // which limit set it
 	Actual       bool   // the provider counted both
 }
 
@@ -218,12 +219,8 @@ func Object(s Snapshot) Report {
 	}
 	if c := s.Context; c != nil {
 		ctx := reportContext{UsedTokens: c.UsedTokens, WindowTokens: "none", BudgetTokens: "none", BudgetBasis: "none", MeasuredBy: "estimate"}
-		if c.WindowTokens != nil {
-			b, basis := *c.WindowTokens-c.MaxTokens, "context_window_less_output_cap"
-			if c.MaxInput != nil && *c.MaxInput < b {
-				b, basis = *c.MaxInput, "max_input_tokens"
-			}
-			ctx.WindowTokens, ctx.BudgetTokens, ctx.BudgetBasis = *c.WindowTokens, b, basis
+		if c.WindowTokens > 0 {
+			ctx.WindowTokens, ctx.BudgetTokens, ctx.BudgetBasis = c.WindowTokens, c.BudgetTokens, c.BudgetBasis
 		}
 		if c.Actual {
 			ctx.MeasuredBy = "actual"

@@ -18,7 +18,7 @@ func TestSessionStatusFull_STATUS1(t *testing.T) {
 		Now: now, SessionStart: start, TaskStart: ptr(start.Add(44 * time.Second)),
 		Deadline:  ptr(time.Date(2026, 10, 20, 14, 0, 0, 0, time.UTC)),
 		TurnsUsed: 42, KeepWorking: &Counter{Used: 3, Limit: 20}, DoneCheck: &Counter{Used: 1, Limit: 3},
-		Context: &ContextInfo{UsedTokens: 61234, WindowTokens: ptr(int64(200000)), MaxTokens: 8192},
+		Context: &ContextInfo{UsedTokens: 61234, WindowTokens: 200000, BudgetTokens: 191808, BudgetBasis: "context_window_less_output_cap"},
 		Input:   ptr(int64(812345)), Output: ptr(int64(23456)), Cached: ptr(int64(600000)), CacheWrite: ptr(int64(10000)),
 		SpendTokens: 835801,
 	}
@@ -37,7 +37,7 @@ func TestSessionStatusNoneUnknown_STATUS1(t *testing.T) {
 	start := time.Unix(1760000000, 0)
 	snap := Snapshot{
 		Now: start.Add(5 * time.Second), SessionStart: start, MaxTurns: ptr(10),
-		Context: &ContextInfo{UsedTokens: 100, WindowTokens: ptr(int64(32000)), MaxInput: ptr(int64(16000)), MaxTokens: 8192, Actual: true},
+		Context: &ContextInfo{UsedTokens: 100, WindowTokens: 32000, BudgetTokens: 16000, BudgetBasis: "max_input_tokens", Actual: true},
 		Input:   ptr(int64(80)), Output: ptr(int64(20)), Unreported: 1, SpendTokens: 100, Ceiling: ptr(int64(5000)),
 	}
 	golden.Check(t, "session_status_none", tool.JSON(Object(snap)))
