@@ -76,7 +76,6 @@ func (l *loader) top(root *yaml.Node, artifactMode bool) {
 		{key: "trace", fn: l.trace},
 		{key: "context", fn: l.context},
 		{key: "lifecycle", fn: l.lifecycle},
-		{key: "context", fn: l.contextBlock},
 		{key: "inference", fn: l.inference},
 	}
 	l.process = peekTransport(root) == TransportProcess
@@ -362,19 +361,6 @@ func keysOf(fs []field) []string {
 	return out
 }
 
-// contextBlock reads context: max_tokens, the context window that
-// overrides each choice's config.context_window_tokens in the input
-// budget (DRV-10).
-func (l *loader) contextBlock(d string, v *yaml.Node) {
-	l.mapping(d, v, []field{
-		{key: "max_tokens", fn: func(d string, v *yaml.Node) {
-			if n, ok := l.atLeast(d, v, 1); ok {
-				l.m.Context.MaxTokens = n
-			}
-		}},
-	})
-}
-
 func (l *loader) trace(d string, v *yaml.Node) {
 	t := &l.m.Trace
 	l.mapping(d, v, []field{
@@ -437,6 +423,11 @@ func (l *loader) context(d string, v *yaml.Node) {
 				return
 			}
 			c.RecordStore = s
+		}},
+		{key: "max_tokens", fn: func(d string, v *yaml.Node) {
+			if n, ok := l.atLeast(d, v, 1); ok {
+				c.MaxTokens = n
+			}
 		}},
 		{key: "retain", empty: true, fn: func(d string, v *yaml.Node) {
 			r := &ContextRetain{}

@@ -42,7 +42,6 @@ type Manifest struct {
 	Trace        Trace
 	Context      Context
 	Lifecycle    Lifecycle
-	Context      Context
 	// Inference is nil when the manifest has no inference block (then Load
 	// refuses with E-RUN-005; only LoadArtifact returns such a manifest).
 	Inference *Inference
@@ -55,12 +54,6 @@ type Manifest struct {
 	// on a capsule.
 	Command     string          // relative to Dir, as written
 	InputSchema json.RawMessage // compact JSON object; `{"type":"object"}` when absent on a tool
-}
-
-// Context is the context block: the model's context window the capsule
-// declares, which overrides every choice's config.context_window_tokens.
-type Context struct {
-	MaxTokens int64 // context.max_tokens; 0 = not declared
 }
 
 // Artifact is one artifacts[] entry (capsule.md §1.2, MAN-6).
@@ -264,12 +257,16 @@ type Trace struct {
 }
 
 // Context is the context block: the durable conversation record under
-// $MURMUR_HOME/conversations/<RecordStore>/<context id>/.
+// $MURMUR_HOME/conversations/<RecordStore>/<context id>/, and the model's
+// context window.
 type Context struct {
 	Record      string // on (default) | off
 	RecordStore string // default: the capsule's name
 	// Retain is nil when absent: every record kept whole and forever.
 	Retain *ContextRetain
+	// MaxTokens is context.max_tokens, the model's context window, which
+	// overrides every choice's config.context_window_tokens; 0 = not declared.
+	MaxTokens int64
 }
 
 // ContextRetain is context.retain; a zero field is not declared (at least
