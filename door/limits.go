@@ -105,7 +105,22 @@ func (s *Server) bound(next http.Handler) http.Handler {
 			s.refuse(w, r, overConnections(int(s.conns.max)))
 			return
 		}
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+		setReadDeadline(w, time.Now().Add(s.cfg.BodyTimeout))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readDeadliner is net/http's own response writer, as ResponseController
+// finds it.
+type readDeadliner interface{ SetReadDeadline(time.Time) error }
+
+// setReadDeadline sets the request's read deadline without allocating when w
+// is net/http's writer, as it is at the door's outermost guard; any other
+// writer goes through a ResponseController.
+func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	if d, ok := w.(readDeadliner); ok {
+		_ = d.SetReadDeadline(t)
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(t)
 }

@@ -228,6 +228,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 // jsonMediaType reports whether a Content-Type names application/json or
 // application/a2a+json, any parameters aside (door.md DOOR-4).
 func jsonMediaType(ct string) bool {
+	if ct == a2a.MediaTypeJSON || ct == a2a.MediaTypeA2AJSON { // the usual header, without parsing
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && (mt == a2a.MediaTypeJSON || mt == a2a.MediaTypeA2AJSON)
 }

@@ -43,8 +43,15 @@ func resultOf(v any) *jsonrpc2.Response {
 	if err != nil {
 		return &jsonrpc2.Response{Error: rpcError(err)}
 	}
-	raw := json.RawMessage(b)
-	return &jsonrpc2.Response{Result: &raw}
+	rr := &rawResult{raw: b} // one allocation for the answer and its result
+	rr.resp.Result = &rr.raw
+	return &rr.resp
+}
+
+// rawResult is a response and the raw result it points at, allocated together.
+type rawResult struct {
+	resp jsonrpc2.Response
+	raw  json.RawMessage
 }
 
 func errorOf(err error) *jsonrpc2.Response { return &jsonrpc2.Response{Error: rpcError(err)} }
