@@ -22,11 +22,30 @@ var diagnosticCode = regexp.MustCompile(`^[EW]-[A-Z]+(?:-[A-Z]+)*-[0-9]+$`)
 // notRequirementIDs are tokens of requirementID's shape in the code that
 // are not requirement IDs, each with why.
 var notRequirementIDs = map[string]string{
-	"SHA-256":     "a hash function",
-	"UTF-8":       "an encoding",
-	"UTF-16":      "an encoding",
-	"W-42":        "test data: a work id",
-	"WORKER-0123": "test data: a member name in a case test",
+	"SHA-256":                 "a hash function",
+	"UTF-8":                   "an encoding",
+	"UTF-16":                  "an encoding",
+	"W-42":                    "test data: a work id",
+	"WORKER-0123":             "test data: a member name in a case test",
+	"CARD-DISC-001":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CARD-PROTO-001":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CARD-PROTO-002":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CARD-SIGN-003":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CARD-STRUCT-001":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-CANCEL-001":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-CANCEL-002":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-CANCEL-003":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-EXECUTION-MODE-001": "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-EXECUTION-MODE-002": "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-GET-001":            "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-GET-002":            "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-LIST-002":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-LIST-004":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-SEND-001":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-SEND-002":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-SEND-003":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-STREAM-001":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CORE-STREAM-003":         "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
 }
 
 // citedIDs returns every requirement ID the module's Go files cite, code
