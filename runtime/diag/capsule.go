@@ -486,6 +486,12 @@ func SecNotSupported(dottedKey string) *Diagnostic {
 	return mk(WSEC019, fmt.Sprintf("'%s' is not supported by this build; it was validated and ignored", dottedKey), hintCorrectKey)
 }
 
+// SecCompactionProcess is W-SEC-019 for inference.compaction under
+// transport: process, where the harness compacts its own conversation.
+func SecCompactionProcess(dottedKey string) *Diagnostic {
+	return mk(WSEC019, fmt.Sprintf("'%s' does nothing under inference.transport: process: the harness keeps and compacts its own conversation", dottedKey), hintCorrectKey)
+}
+
 // SecVersionPin is W-SEC-019 for a mur_version other than the running one.
 func SecVersionPin(pinned, running string) *Diagnostic {
 	return mk(WSEC019, fmt.Sprintf("this manifest pins mur %s, you are running %s", pinned, running), hintCorrectKey)

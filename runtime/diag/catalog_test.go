@@ -28,6 +28,7 @@ var catalog = []struct {
 	{"ManTooLarge", ManTooLarge("<file>", 2)},
 	{"ManInvalid", ManInvalid("<file>", "<dottedKey>", "<fault>")},
 	{"ManFileOutside", ManFileOutside("<file>", "<dottedKey>", "<value>", "<resolved>", "<dir>")},
+	{"SecCompactionProcess", SecCompactionProcess("<dottedKey>")},
 	{"ManNoInputBudget", ManNoInputBudget("<file>", "<windowKey>", 4096, 8192)},
 	{"ManNotOneOf", ManNotOneOf("<file>", "<dottedKey>", "<value>", "<allowed>")},
 	{"ManRemovedKey", ManRemovedKey("<file>", "<key>")},

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -13,7 +14,7 @@ import (
 )
 
 func (l *loader) inference(d string, v *yaml.Node) {
-	in := &Inference{}
+	in := &Inference{Compaction: Compaction{Threshold: DefaultCompactionThreshold}}
 	l.m.Inference = in
 	removed := func(key string) field {
 		return field{key: key, fn: func(string, *yaml.Node) { l.fault(diag.ManRemovedKey(l.file, key)) }}
@@ -87,7 +88,7 @@ func (l *loader) inference(d string, v *yaml.Node) {
 			in.SystemPromptFile = s
 		}},
 		{key: "tool_refresh", fn: func(d string, v *yaml.Node) { in.ToolRefresh, _ = l.enum(d, v, "task", "turn") }},
-		{key: "compaction", later: true, fn: func(string, *yaml.Node) {}},
+		{key: "compaction", fn: l.compaction},
 		{key: "model", fn: func(d string, v *yaml.Node) {
 			if !l.process { // under http the model belongs to a driver block
 				l.fault(diag.ManRemovedKey(l.file, "model"))
@@ -116,6 +117,43 @@ func (l *loader) inference(d string, v *yaml.Node) {
 			l.invalid(fmt.Sprintf("%s.alternates[%d].name", d, i), "'%s' names another choice too", a.Name)
 		}
 		seen[a.Name] = true
+	}
+}
+
+// compaction reads inference.compaction (its threshold a fraction of the
+// input budget); under process it warns that it does nothing.
+func (l *loader) compaction(d string, v *yaml.Node) {
+	c := &l.m.Inference.Compaction
+	ok := l.mapping(d, v, []field{
+		{key: "threshold", fn: func(d string, v *yaml.Node) {
+			n := resolve(v)
+			t, err := strconv.ParseFloat(n.Value, 64)
+			if n.Kind != yaml.ScalarNode || (n.Tag != "!!float" && n.Tag != "!!int") || err != nil || !(t > 0 && t <= 1) {
+				l.invalid(d, "must be a number greater than 0 and at most 1, not '%s'", n.Value)
+				return
+			}
+			c.Threshold = t
+		}},
+		{key: "model", fn: func(d string, v *yaml.Node) { c.Model, _ = l.str(d, v) }},
+		{key: "system_prompt", fn: func(d string, v *yaml.Node) { c.SystemPrompt, _ = l.str(d, v) }},
+		{key: "system_prompt_file", fn: func(d string, v *yaml.Node) {
+			s, ok := l.str(d, v)
+			if ok && s == "" {
+				l.invalid(d, "must not be empty")
+				return
+			}
+			c.SystemPromptFile = s
+		}},
+		{key: "dump_summaries", fn: func(d string, v *yaml.Node) { c.DumpSummaries, _ = l.boolean(d, v) }},
+	})
+	if !ok {
+		return
+	}
+	if l.present(d+".system_prompt") && l.present(d+".system_prompt_file") {
+		l.invalid(d+".system_prompt_file", "declare system_prompt or system_prompt_file, not both")
+	}
+	if l.process && l.probe == nil {
+		l.warns = append(l.warns, diag.SecCompactionProcess(d))
 	}
 }
 

@@ -347,6 +347,26 @@ type Inference struct {
 	Harness string
 	Command string
 	Model   string
+
+	// Compaction is inference.compaction; its defaults when absent.
+	Compaction Compaction
+}
+
+// DefaultCompactionThreshold is inference.compaction.threshold's default.
+const DefaultCompactionThreshold = 0.98
+
+// Compaction is inference.compaction: when the conversation is compacted
+// and how the built-in compactor summarises it. Under transport: process it
+// is parsed and does nothing (the harness compacts its own conversation).
+type Compaction struct {
+	Threshold float64 // of the input budget; 0 < t ≤ 1, default DefaultCompactionThreshold
+	Model     string  // the summary call's model; "" = the serving choice's
+	// SystemPrompt is the summary call's system prompt, verbatim;
+	// SystemPromptFile the file as written (relative to Manifest.Dir). At
+	// most one is set; neither: the compactor's own.
+	SystemPrompt     string
+	SystemPromptFile string
+	DumpSummaries    bool // append each summary to out/compaction-summaries.jsonl
 }
 
 // Transports (process.md PROC-1).
