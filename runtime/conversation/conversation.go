@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -53,15 +52,29 @@ func (e Entry) Message() driver.Message {
 	return driver.Message{ID: e.ID, Role: e.Role, Blocks: e.Blocks}
 }
 
-// safeContext is a context id usable as a directory name as it is.
-var safeContext = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+// safeContext reports whether a context id is usable as a directory name
+// as it is: 1 to 128 bytes of [A-Za-z0-9._-], the first not '.' or '-'.
+// Written out rather than as a regexp, whose 128-fold repetition every
+// process would compile at start.
+func safeContext(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ContextDirName is the directory a context's record lives in: the context
 // id itself when it is a plain name of at most 128 characters
 // ([A-Za-z0-9._-], not starting with '.' or '-'), else ctx-sha256-<hex of
 // its sha256>, so a caller's id is never used as a path.
 func ContextDirName(contextID string) string {
-	if safeContext.MatchString(contextID) {
+	if safeContext(contextID) {
 		return contextID
 	}
 	h := sha256.Sum256([]byte(contextID))

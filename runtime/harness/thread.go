@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/murmur-go/mur/runtime/atomicfile"
@@ -38,8 +37,22 @@ type UsageTotal struct {
 	CacheWrite int64 `json:"cache_write"`
 }
 
-// safeContext is a context id usable as a directory name as it is.
-var safeContext = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+// safeContext reports whether a context id is usable as a directory name
+// as it is: 1 to 128 bytes of [A-Za-z0-9._-], the first not '.' or '-'.
+// Written out rather than as a regexp, whose 128-fold repetition every
+// process would compile at start.
+func safeContext(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ThreadPath is $MURMUR_HOME/conversations/<capsule>/<context>/harness-session.json
 // (THR-1). A context id is the caller's input: one that is not a plain
@@ -48,7 +61,7 @@ var safeContext = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 // its sha256> instead (ours).
 func ThreadPath(home, capsule, contextID string) string {
 	dir := contextID
-	if !safeContext.MatchString(contextID) {
+	if !safeContext(contextID) {
 		h := sha256.Sum256([]byte(contextID))
 		dir = "ctx-sha256-" + hex.EncodeToString(h[:])
 	}
