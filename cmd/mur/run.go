@@ -45,13 +45,14 @@ mur run --roster <dir> launches the formation <dir>/roster.yaml declares
 instead; mur run --roster --help lists its flags.`
 
 // laterRunFlags are parsed-but-unbuilt flags (CLI-2: LATER).
-var laterRunFlags = []string{"context", "resume", "resume-mode", "containment", "explain-scope"}
+var laterRunFlags = []string{"containment", "explain-scope"}
 
 // runFlags are mur run's flags once read.
 type runFlags struct {
 	manifest, capsule, capsuleVersion, capsuleSHA, storeRoot string
 	task, workdir, bind, acceptance, afterTask               string
 	deadline, inherited, systemPrompt                        string
+	contextID, resume, resumeMode                            string
 	port, maxConns                                           int
 	jsonOut, verbose, noEnvFile, strict                      bool
 	set                                                      map[string]bool
@@ -97,10 +98,13 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	fs.StringVar(&f.capsuleSHA, "capsule-sha256", "", "(hidden) the sha256 admission bound")
 	fs.StringVar(&f.storeRoot, "store-root", "", "(hidden) the project directory whose store serves the capsule")
 	fs.StringVar(&f.inherited, "inherited-deadline", "", "(hidden) an inherited deadline in Unix ms")
+	fs.StringVar(&f.contextID, "context", "", "run the launch task in this A2A context, continuing its conversation record")
+	fs.StringVar(&f.resume, "resume", "", "continue the conversation of a session (an id, a suffix, @N or a path; alone: @1)")
+	fs.StringVar(&f.resumeMode, "resume-mode", session.ResumeFull, "how --resume loads the conversation: full or compact")
 	for _, name := range laterRunFlags {
 		fs.Bool(name, false, "(hidden) not supported by this build")
 	}
-	rest, code, done := parseFlags(env, "run", runUsage, fs, args)
+	rest, code, done := parseFlags(env, "run", runUsage, fs, resumeArgs(args))
 	if done {
 		return nil, code, true
 	}
@@ -113,7 +117,63 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	if len(rest) > 0 {
 		return nil, usageError(env, "run", fmt.Sprintf("unexpected argument '%s'", rest[0])), true
 	}
+	if f.set["resume"] && f.set["context"] { // refused before the address is resolved
+		fmt.Fprint(env.Stderr, diag.RunResumeAndContext().Render())
+		return nil, 1, true
+	}
+	switch {
+	case f.set["context"] && f.contextID == "":
+		return nil, usageError(env, "run", "--context needs a context id"), true
+	case f.set["resume-mode"] && !f.set["resume"]:
+		return nil, usageError(env, "run", "--resume-mode needs --resume"), true
+	case f.resumeMode != session.ResumeFull && f.resumeMode != session.ResumeCompact:
+		return nil, usageError(env, "run", fmt.Sprintf("--resume-mode '%s' is not one of full, compact", f.resumeMode)), true
+	}
 	return f, 0, false
+}
+
+// resumeArgs gives a bare --resume its default, @1, and the session address
+// that follows it as its value, so --resume takes an optional value.
+func resumeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a != "--resume" && a != "-resume" {
+			out = append(out, a)
+			continue
+		}
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, "--resume="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, "--resume=@1")
+	}
+	return out
+}
+
+// resumeLaunch applies --context and --resume to the prepared launch: the
+// session --resume names is looked for as mur trace show looks (CLI-9),
+// @N among the capsule workdir's sessions.
+func resumeLaunch(env *Env, f *runFlags, l *session.Launch) error {
+	if f.set["context"] {
+		l.LaunchContextID = f.contextID
+	}
+	if !f.set["resume"] {
+		return nil
+	}
+	workdir := ""
+	if strings.HasPrefix(f.resume, "@") {
+		workdir = l.Workdir
+	}
+	path, err := tracePath(env, workdir, f.resume)
+	if err != nil {
+		return err
+	}
+	return l.Resume(path, f.resumeMode)
 }
 
 // options checks the flag mix (CLI-1, CLI-2) and builds the session options.
@@ -242,6 +302,9 @@ func runCapsule(env *Env, f *runFlags, opts session.Options) int {
 		}
 		l.Close()
 		return fail(env, "run", err)
+	}
+	if err := resumeLaunch(env, f, l); err != nil {
+		return refuse(err)
 	}
 	port := f.port
 	if !f.set["port"] {

@@ -194,7 +194,9 @@ func TestRunUsageErrors_CLI1_CLI2(t *testing.T) {
 	}{
 		{[]string{"--capsule-version", "1.0.0"}, "error: --capsule-version needs --capsule <name>\n"},
 		{[]string{"--capsule", ".", "--manifest", "murmur.yaml"}, "error: --capsule and --manifest cannot be used together\n"},
-		{[]string{"--resume"}, "error: --resume is not supported by this build\n"},
+		{[]string{"--resume-mode", "full"}, "error: --resume-mode needs --resume\n"},
+		{[]string{"--resume", "--resume-mode", "partial"}, "error: --resume-mode 'partial' is not one of full, compact\n"},
+		{[]string{"--context", ""}, "error: --context needs a context id\n"},
 		{[]string{"--explain-scope"}, "error: --explain-scope is not supported by this build\n"},
 		{[]string{"extra"}, "error: unexpected argument 'extra'\n"},
 		{[]string{"--deadline", "2001-01-01T00:00:00Z"}, "error: --deadline '2001-01-01T00:00:00Z' is in the past\n"},

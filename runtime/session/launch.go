@@ -78,6 +78,9 @@ type Launch struct {
 	// LaunchContextID is the launch task's context id (mur run --context,
 	// --resume); "" mints a new one.
 	LaunchContextID string
+	// Resumed is the session the launch continues (mur run --resume), nil
+	// for a fresh conversation.
+	Resumed *Resumed
 	// Artifacts are the declared tool and skill artifacts, resolved in the
 	// stores (STORE-3, STORE-8), in manifest order.
 	Artifacts []tool.Artifact

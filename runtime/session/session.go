@@ -68,20 +68,22 @@ type Progress interface {
 // table, tools and agent loop. Create it with Start, serve its Registry at the
 // door, then call Run. Its methods are safe for concurrent use.
 type Session struct {
-	recs       records // the conversation records, by context id
-	id         string
-	l          *Launch
-	m          *manifest.Manifest
-	cfg        StartConfig
-	now        func() time.Time
-	start      time.Time
-	url        string
-	workdir    string
-	runtimeDir string
-	recordsDir string
-	logsDir    string
-	system     string // LOOP-6: the same in every session of the capsule
-	context    string // the [Session] block, sent after each task's first message
+	recs records // the conversation records, by context id
+	// resumeTaken is set once the resumed conversation went to its task (mu).
+	resumeTaken bool
+	id          string
+	l           *Launch
+	m           *manifest.Manifest
+	cfg         StartConfig
+	now         func() time.Time
+	start       time.Time
+	url         string
+	workdir     string
+	runtimeDir  string
+	recordsDir  string
+	logsDir     string
+	system      string // LOOP-6: the same in every session of the capsule
+	context     string // the [Session] block, sent after each task's first message
 
 	tr      *trace.Writer
 	otel    *telemetry.Provider // OTEL-2: spans, exported or not

@@ -18,6 +18,12 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 		ContainmentDecl:    s.containmentDeclared(), ContainmentAchv: s.sandbox.Class(),
 		EffectiveGrants: s.effectiveGrants(), Lifecycle: s.lifecycle(),
 	}
+	if r := s.l.Resumed; r != nil {
+		rec.ResumedFrom = &r.SessionID
+	}
+	if id := s.l.LaunchContextID; id != "" {
+		rec.ContextID = &id
+	}
 	if n := m.Inference.MaxSessionTokens; n > 0 {
 		rec.MaxSessionTokens = &n
 	}

@@ -183,6 +183,12 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
 	}
+	if history, ok := s.takeResumed(string(run.ContextID())); ok {
+		// A resumed conversation: the record as it was, then the new task;
+		// the per-session context is already in it.
+		t.msgs = append(history, t.msgs[0])
+		t.recorded = len(history)
+	}
 	t.taskStartHooks(ctx)
 	var e ending
 	if s.hx != nil {

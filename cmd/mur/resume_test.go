@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/driver/openai/fake"
+)
+
+// rawMessages is a Chat Completions request body's messages, each as sent.
+func rawMessages(t *testing.T, body []byte) []json.RawMessage {
+	t.Helper()
+	var b struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	return b.Messages
+}
+
+// A capsule killed with SIGKILL mid-task is resumed with --resume: the
+// first inference request of the resumed session is the conversation the
+// model last saw before the kill, byte for byte, then the resume's task;
+// session_start names the session it resumed and the context.
+func TestResumeAfterKill(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	defer srv.Close()
+	srv.Enqueue(fake.Calls(fake.ToolCall{Name: "bash", Arguments: `{"command":"echo $$ > ready; exec sleep 60"}`}))
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: resumer\nversion: \"1.0.0\"\ninference:\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	testmur.FIFO(t, filepath.Join(e.dir, "ready"))
+	p := e.start(t, "--capsule", e.dir, "--task", "first task")
+	pgid := readyPgid(t, e, p)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+	syscall.Kill(-pgid, syscall.SIGKILL) // the tool's group, orphaned by the kill
+	if !runGroupGone(pgid) {
+		t.Fatalf("group %d left running", pgid)
+	}
+	before := srv.Requests()
+	if len(before) != 1 {
+		t.Fatalf("requests before the kill = %d, want 1", len(before))
+	}
+
+	srv.Enqueue(fake.Text("carried on"))
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--resume", "--task", "carry on")
+	if code != 0 || !strings.HasSuffix(stdout, "carried on\nstatus:  ok\n") {
+		t.Fatalf("resume: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if f := srv.Failures(); len(f) > 0 {
+		t.Errorf("bad requests: %v", f)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	old, got := rawMessages(t, reqs[0].Body), rawMessages(t, reqs[1].Body)
+	if len(got) != len(old)+1 {
+		t.Fatalf("resumed request has %d messages, want %d + 1", len(got), len(old))
+	}
+	for i := range old {
+		if !bytes.Equal(got[i], old[i]) {
+			t.Errorf("message %d differs:\n got %s\nwant %s", i, got[i], old[i])
+		}
+	}
+	if last := string(got[len(got)-1]); last != `{"role":"user","content":"carry on"}` {
+		t.Errorf("the resume's message = %s", last)
+	}
+	if got, want := len(sesRe.FindAllString(stdout, -1)), 1; got < want {
+		t.Fatalf("no session id in %q", stdout)
+	}
+	ids := sesRe.FindAllString(stdout, -1)
+	rec := readSessionStart(t, e.home, ids[0])
+	if rec.ResumedFrom == nil || !strings.HasPrefix(*rec.ResumedFrom, "ses_") || *rec.ResumedFrom == ids[0] || rec.ContextID == nil || !strings.HasPrefix(*rec.ContextID, "ctx_") {
+		t.Errorf("session_start resumed_from %v, context_id %v", rec.ResumedFrom, rec.ContextID)
+	}
+}
+
+type startRec struct {
+	ResumedFrom *string `json:"resumed_from"`
+	ContextID   *string `json:"context_id"`
+}
+
+// readSessionStart reads session ses's session_start, wherever it ran.
+func readSessionStart(t *testing.T, home, ses string) startRec {
+	t.Helper()
+	var found string
+	_ = filepath.WalkDir(filepath.Join(home, "records"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ses {
+			found = p
+		}
+		return nil
+	})
+	b, err := os.ReadFile(filepath.Join(found, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	var r startRec
+	if err := json.Unmarshal(first, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// E-RUN-015…018: each refusal is murmur's text, exit 1, and leaves no
+// session of the refused launch.
+func TestResumeRefusals(t *testing.T) {
+	e := helloEnv(t)
+	if _, stderr, code := e.run(t, "--task", "hi"); code != 0 {
+		t.Fatalf("first run: %d %q", code, stderr)
+	}
+	sessions := func() int {
+		n := 0
+		_ = filepath.WalkDir(filepath.Join(e.home, "records"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Name() == "trace.jsonl" {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	noTask := filepath.Join(t.TempDir(), "ses_0193f2aa0000000000000000000000aa", "trace.jsonl")
+	if err := os.MkdirAll(filepath.Dir(noTask), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(noTask, []byte(`{"event_type":"session_start","event_id":"evt_1","parent_id":null,"session_id":"ses_0193f2aa0000000000000000000000aa","timestamp":1}`+"\n"+`{"event_type":"task_st`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off := newRunEnv(t, map[string]string{"murmur.yaml": strings.Replace(readExample(t, "murmur.yaml"), "inference:", "context: {record: off}\ninference:", 1),
+		"script.yaml": readExample(t, "script.yaml")})
+	off.home = e.home
+	cases := []struct {
+		name string
+		env  *runEnv
+		args []string
+		want string
+	}{
+		{"E-RUN-015", e, []string{"--resume", "@1", "--context", "ctx_x", "--task", "x"},
+			"error[E-RUN-015]: --resume and --context name the same thing two ways\n  hint: --resume <session> resolves that session's context id for you; --context <id> names one directly. Pass whichever you have, not both\n"},
+		{"E-RUN-016", e, []string{"--resume", noTask, "--task", "x"},
+			"error[E-RUN-016]: cannot resume session ses_0193f2aa0000000000000000000000aa: its trace.jsonl records no task_start carrying a context id\n  hint: only a session that actually ran a task has a conversation to continue. Run `mur trace show <session>` to see what it did, and resume one that reached a task\n"},
+		{"E-RUN-018", e, []string{"--resume", "--resume-mode", "compact", "--task", "x"},
+			"error[E-RUN-018]: --resume-mode compact needs a hook bound to on-compaction; this capsule declares none\n  hint: declare a hook artifact whose binding is on-compaction (or all) with commit_policy: replace-context, or use --resume-mode full, which loads the record verbatim and needs no hook\n"},
+	}
+	for _, c := range cases {
+		n := sessions()
+		_, stderr, code := c.env.run(t, c.args...)
+		if code != 1 || stderr != c.want {
+			t.Errorf("%s: exit %d, stderr %q\nwant 1, %q", c.name, code, stderr, c.want)
+		}
+		if sessions() != n {
+			t.Errorf("%s: the refused launch made a session", c.name)
+		}
+	}
+	// E-RUN-017: a capsule under context.record: off, resuming a session of
+	// its own; and one whose record file is gone.
+	if _, stderr, code := off.run(t, "--task", "hi"); code != 0 {
+		t.Fatalf("record-off run: %d %q", code, stderr)
+	}
+	_, stderr, code := off.run(t, "--resume", "--task", "x")
+	if code != 1 || !strings.HasPrefix(stderr, "error[E-RUN-017]: cannot resume session ses_") ||
+		!strings.Contains(stderr, "has no conversation record (the capsule declares context.record: off)\n  hint: a session is resumable only if its capsule kept a conversation record") {
+		t.Errorf("E-RUN-017 (off): exit %d, stderr %q", code, stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(e.home, "conversations")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = e.run(t, "--resume", "--task", "x")
+	if code != 1 || !strings.HasPrefix(stderr, "error[E-RUN-017]: cannot resume session ses_") || !strings.Contains(stderr, "has no conversation record (no file at "+e.home+"/conversations/") {
+		t.Errorf("E-RUN-017 (no file): exit %d, stderr %q", code, stderr)
+	}
+}
+
+func readExample(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "hello", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
