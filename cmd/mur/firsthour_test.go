@@ -270,3 +270,26 @@ func TestTraceLookups(t *testing.T) {
 	out, errOut, code = e.mur(t, "", "trace", "show", frm[1], "--follow")
 	expect(t, "trace show <frm_id> --follow", out, errOut, code, "", "error: a formation id does not take --follow\nrun 'mur trace show --help' for usage\n", 2)
 }
+
+// TestEditedStoreCapsuleReported: an installed capsule run by name whose
+// source changed since its install says so, with the command that installs
+// the change, and its answer comes despite it.
+func TestEditedStoreCapsuleReported(t *testing.T) {
+	t.Parallel()
+	e := newArtEnv(t)
+	e.write(t, map[string]string{
+		"src/murmur.yaml": "name: solo\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: script.yaml}}\n",
+		"src/script.yaml": "script_version: 1\nrules:\n  - match: {always: true}\n    turns: [{text: old}]\n",
+	})
+	if _, errOut, code := e.mur(t, "", "install", "-g", "src"); code != 0 {
+		t.Fatal(errOut)
+	}
+	e.write(t, map[string]string{"src/script.yaml": "script_version: 1\nrules:\n  - match: {always: true}\n    turns: [{text: new}]\n"})
+	src := filepath.Join(e.root, "src")
+	out, errOut, code := e.mur(t, "", "run", "--capsule", "solo", "--capsule-version", "1.0.0", "--task", "x")
+	warning := regexp.MustCompile(`(?m)^warning\[W-REG-001\]: solo@1\.0\.0 in the global store was installed from ` + regexp.QuoteMeta(src) +
+		`, which has changed since \(sha256:[0-9a-f]{12}… now, sha256:[0-9a-f]{12}… installed\), so a run uses the copy installed before the change; ` + regexp.QuoteMeta("mur install -g --force "+src+" installs the change") + `$`)
+	if code != 0 || !strings.HasSuffix(out, "old\nstatus:  ok\n") || !warning.MatchString(errOut) || !strings.Contains(lastLine(errOut), "(W-REG-001)") {
+		t.Errorf("run = %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

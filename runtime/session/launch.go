@@ -315,6 +315,17 @@ func (l *Launch) checkArtifacts(m *manifest.Manifest, resolved *store.Resolved) 
 	if resolved != nil && o.CapsuleSHA256 != "" && resolved.SHA256 != o.CapsuleSHA256 {
 		return diag.RunBytesChanged(o.StoreName, o.StoreVersion, resolved.SHA256, o.CapsuleSHA256)
 	}
+	// An installed capsule run by hand whose source was edited since runs
+	// the old copy: say so (a formation's launcher says it for its members).
+	if resolved != nil && o.CapsuleSHA256 == "" {
+		if now, changed := store.SourceChanged(resolved.Meta.SourcePath, resolved.SHA256); changed {
+			fix := "mur install -g --force " + diag.ShellWord(resolved.Meta.SourcePath)
+			if resolved.Scope == store.ScopeProject {
+				fix = "mur install --force " + diag.ShellWord(resolved.Meta.SourcePath)
+			}
+			l.Warnings = append(l.Warnings, diag.RegSourceChanged(o.StoreName, o.StoreVersion, string(resolved.Scope), resolved.Meta.SourcePath, resolved.SHA256, now, fix, ""))
+		}
+	}
 	return l.resolveArtifacts(m)
 }
 
