@@ -13,13 +13,13 @@ import (
 
 // BenchmarkLaunchReady times `mur run --roster --json` from exec to every
 // door ready — the entry's readiness line, printed after the formation line
-// — for formations of 2, 8 and 16 members, and reports the resident memory
+// — for formations of 2, 8, 16, 32 and 64 members, and reports the resident memory
 // of an idle peer (issue 4). Every member is an authenticated scripted
 // capsule; the entry may call every peer.
 //
 //	go test -run '^$' -bench LaunchReady -benchtime 5x ./launcher/e2e/
 func BenchmarkLaunchReady(b *testing.B) {
-	for _, n := range []int{2, 8, 16} {
+	for _, n := range []int{2, 8, 16, 32, 64} {
 		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {
 			w := newWorld(b)
 			benchInstall(b, w)

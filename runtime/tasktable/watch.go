@@ -11,17 +11,29 @@ import (
 // watchHub holds the session's numbered stream/watch frames (door.md SSE-7,
 // SSE-9) and its live watchers. Guarded by Registry.mu.
 type watchHub struct {
-	seq      uint64                                  // the last id issued
-	buf      [a2a.WatchReplayCapacity]a2a.WatchFrame // ring of the newest numbered frames
-	start, n int                                     // the oldest frame's index in buf, and how many are held
-	watchers []*Watcher
-	closed   bool // capsule-closed was written
+	seq uint64                                  // the last id issued
+	buf [a2a.WatchReplayCapacity]a2a.WatchFrame // ring of the newest numbered frames
+	// A status frame no watcher needed yet is held as its value and encoded
+	// when one asks for it (most sessions have no watcher): unencoded[i]
+	// marks buf[i], whose data is then status[i]'s.
+	status    [a2a.WatchReplayCapacity]a2a.StatusFrame
+	unencoded [a2a.WatchReplayCapacity]bool
+	start, n  int // the oldest frame's index in buf, and how many are held
+	watchers  []*Watcher
+	closed    bool // capsule-closed was written
 }
 
 func newWatchHub() watchHub { return watchHub{} }
 
 // at returns the i-th held frame, oldest first.
-func (h *watchHub) at(i int) a2a.WatchFrame { return h.buf[(h.start+i)%len(h.buf)] }
+func (h *watchHub) at(i int) a2a.WatchFrame {
+	j := (h.start + i) % len(h.buf)
+	if h.unencoded[j] {
+		h.buf[j] = frame(h.buf[j].ID, h.buf[j].Event, h.status[j])
+		h.unencoded[j], h.status[j] = false, a2a.StatusFrame{}
+	}
+	return h.buf[j]
+}
 
 // held returns the held frames with an id above after, oldest first.
 func (h *watchHub) held(after uint64) []a2a.WatchFrame {
@@ -157,16 +169,41 @@ func (r *Registry) emit(event string, data any) {
 	}
 	h.seq++
 	f := frame(h.seq, event, data)
-	if h.n == len(h.buf) {
-		h.buf[h.start] = f
-		h.start = (h.start + 1) % len(h.buf)
-	} else {
-		h.buf[(h.start+h.n)%len(h.buf)] = f
-		h.n++
-	}
+	h.hold(f)
 	for _, w := range h.watchers {
 		w.push(f)
 	}
+}
+
+// emitStatus is emit for a status frame, whose encoding waits for a watcher
+// when there is none. Caller holds r.mu.
+func (r *Registry) emitStatus(sf a2a.StatusFrame) {
+	h := &r.watch
+	if h.closed {
+		return
+	}
+	if len(h.watchers) > 0 {
+		r.emit(a2a.FrameStatus, sf)
+		return
+	}
+	h.seq++
+	j := h.hold(a2a.WatchFrame{ID: h.seq, Event: a2a.FrameStatus})
+	h.status[j], h.unencoded[j] = sf, true
+}
+
+// hold puts f in the ring, in place of the oldest frame when it is full,
+// and returns its index in buf.
+func (h *watchHub) hold(f a2a.WatchFrame) int {
+	var j int
+	if h.n == len(h.buf) {
+		j = h.start
+		h.start = (h.start + 1) % len(h.buf)
+	} else {
+		j = (h.start + h.n) % len(h.buf)
+		h.n++
+	}
+	h.buf[j], h.unencoded[j], h.status[j] = f, false, a2a.StatusFrame{}
+	return j
 }
 
 // Frame writes a numbered frame the runtime produces — "artifact" (one tool
@@ -209,6 +246,6 @@ func (r *Registry) statusFrame(e *entry) {
 			st.Response = &s
 		}
 	}
-	r.emit(a2a.FrameStatus, a2a.StatusFrame{ID: e.task.ID, ContextID: e.task.ContextID, Status: st,
+	r.emitStatus(a2a.StatusFrame{ID: e.task.ID, ContextID: e.task.ContextID, Status: st,
 		Final: e.task.Status.State.Terminal()})
 }
