@@ -11,9 +11,12 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// TestPolicyExample runs examples/policy/run.sh as its README does: two
-// denied commands, the audit file, one reopen, and the last line
-// "status:  ok", with nothing it started left running.
+// TestPolicyExample runs examples/policy/run.sh as its README does: a
+// formation whose two members share the guard and audit hooks — lead's
+// network tool and worker's destructive command denied, each member's audit
+// file from its session start to its session end, worker's task reopened
+// once by tests-gate, lead answering with worker's fixed answer — and the
+// last line "status:  ok", with nothing it started left running.
 func TestPolicyExample(t *testing.T) {
 	root := testmur.TempDir(t)
 	cmd := exec.Command("sh", "../../../examples/policy/run.sh")
@@ -28,9 +31,15 @@ func TestPolicyExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run.sh: %v\n%s%s", err, out.String(), errb.String())
 	}
-	want := regexp.MustCompile(`(?s)^── denied calls\n  denied     turn 0  on-shell  guard  \S+/sh: destructive command\n` +
-		`  denied     turn 0  on-shell  guard  \S+/sh: network tools are not allowed here\n── audit .*"event":"on-session-end".*\n` +
-		`── reopens\n  reopen 1  tests-gate: check failed: greeting.txt must hold the line hello world\nstatus:  ok\n$`)
+	want := regexp.MustCompile(`(?s)^── lead: denied calls\n` +
+		`  denied     turn 0  on-shell  guard  \S+/sh: network tools are not allowed here\n` +
+		`── worker: denied calls\n` +
+		`  denied     turn 0  on-shell  guard  \S+/sh: destructive command\n` +
+		`── lead: audit \S+/audit/audit\.jsonl\)\n\{"id":1,"event":"on-session-start".*"capsule":"policy-lead".*"event":"on-session-end"[^\n]*\n` +
+		`── worker: audit \S+/worker/audit/audit\.jsonl\)\n\{"id":1,"event":"on-session-start".*"capsule":"policy-worker".*"event":"on-shell".*"event":"on-session-end"[^\n]*\n` +
+		`── worker: reopens\n  reopen 1  tests-gate: check failed: greeting.txt must hold the line hello world\n` +
+		`── lead: answer\nDone: greeting.txt now says hello world\.\n` +
+		`status:  ok\n$`)
 	if !want.MatchString(out.String()) {
 		t.Errorf("run.sh printed:\n%s", out.String())
 	}
