@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/capsule"
+	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/traceview"
 )
 
@@ -29,6 +30,8 @@ var jsonOutputs = []struct {
 	{"`mur card verify --json`", cardJSON{}},
 	{"`mur trace show --json`", traceview.Summary{}},
 	{"`mur trace show <frm_id> --json`", formationTraceJSON{}},
+	{"`mur conversation ls --json`", conversationLsJSON{}},
+	{"`mur conversation show <store>/<context> --json`", conversationShowJSON{}},
 	{"`mur version --json`", versionJSON{}},
 }
 
@@ -36,7 +39,7 @@ var jsonOutputs = []struct {
 // diagnostic, a nested mur stop document, a trace record (capsule.md §6),
 // a time.
 func jsonLeaf(t reflect.Type) bool {
-	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[capsule.Stopped]() || t == reflect.TypeFor[time.Time]() || t == reflect.TypeFor[traceview.Summary]() ||
+	return t == reflect.TypeFor[diagJSON]() || t == reflect.TypeFor[driver.Block]() || t == reflect.TypeFor[capsule.Stopped]() || t == reflect.TypeFor[time.Time]() || t == reflect.TypeFor[traceview.Summary]() ||
 		strings.HasSuffix(t.PkgPath(), "/runtime/trace")
 }
 

@@ -27,6 +27,7 @@ var commands = []*command{
 	cmdNew,
 	cmdDoctor,
 	cmdTrace,
+	cmdConversation,
 	cmdView,
 	cmdToken,
 	cmdPs,

@@ -192,3 +192,41 @@ func readExample(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// mur conversation ls, show and rm over the records a run keeps.
+func TestConversationCLI(t *testing.T) {
+	e := helloEnv(t)
+	if _, stderr, code := e.run(t, "--task", "hi"); code != 0 {
+		t.Fatalf("run: %d %q", code, stderr)
+	}
+	conv := func(args ...string) (string, string, int) {
+		cmd := e.command()
+		cmd.Args = append([]string{murBin, "conversation"}, args...)
+		return testmur.Exec(t, cmd)
+	}
+	out, stderr, code := conv("ls", "--json")
+	var ls conversationLsJSON
+	if code != 0 || json.Unmarshal([]byte(out), &ls) != nil || len(ls.Records) != 1 || ls.Records[0].Store != "hello-shell" || ls.Records[0].Messages != 3 {
+		t.Fatalf("ls --json = %d %q %q", code, out, stderr)
+	}
+	name := ls.Records[0].Store + "/" + ls.Records[0].Context
+	out, _, code = conv("ls")
+	if code != 0 || !strings.HasPrefix(out, "RECORD") || !strings.Contains(out, name+"  ") {
+		t.Errorf("ls = %d %q", code, out)
+	}
+	out, _, code = conv("show", name, "--json")
+	var show conversationShowJSON
+	if code != 0 || json.Unmarshal([]byte(out), &show) != nil || len(show.Messages) != 3 || show.Messages[0].Blocks[0].Text != "hi" {
+		t.Errorf("show --json = %d %q", code, out)
+	}
+	out, _, code = conv("show", name)
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, "  user       msg_") {
+		t.Errorf("show = %d %q", code, out)
+	}
+	if out, _, code = conv("rm", name); code != 0 || out != "removed "+name+"\n" {
+		t.Errorf("rm = %d %q", code, out)
+	}
+	if _, stderr, code = conv("show", name); code == 0 || !strings.Contains(stderr, "no conversation record "+name) {
+		t.Errorf("show after rm = %d %q", code, stderr)
+	}
+}

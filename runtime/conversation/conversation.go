@@ -291,3 +291,48 @@ func DropOlder(dir string, cutoff time.Time, keep string) ([]string, error) {
 	sort.Strings(removed)
 	return removed, errors.Join(errs...)
 }
+
+// Info describes one record on disk.
+type Info struct {
+	Store    string    // the record store: context.record_store
+	Context  string    // the context directory's name
+	Messages int       // whole entries
+	Written  time.Time // the record file's modification time
+}
+
+// List returns every record under $MURMUR_HOME/conversations, by store then
+// context. A context directory without a record (a harness's session map
+// alone) is not listed.
+func List(home string) ([]Info, error) {
+	root := filepath.Join(home, "conversations")
+	stores, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, s := range stores {
+		if !s.IsDir() {
+			continue
+		}
+		ctxs, err := os.ReadDir(filepath.Join(root, s.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range ctxs {
+			path := filepath.Join(root, s.Name(), c.Name(), File)
+			st, err := os.Stat(path)
+			if err != nil || !c.IsDir() {
+				continue
+			}
+			es, err := Read(path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Info{Store: s.Name(), Context: c.Name(), Messages: len(es), Written: st.ModTime()})
+		}
+	}
+	return out, nil
+}
