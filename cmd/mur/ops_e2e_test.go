@@ -132,7 +132,7 @@ func TestRealSessionPsTokenStopTraceCLI11CLI12CLI13(t *testing.T) {
 		"session:    " + ready.SessionID + "\n",
 		"capsule:    waiter v0.1.0\n",
 		"── Cancelled ",
-		"  task " + m[1][4:12] + "  phase ",
+		"  task " + m[1][len(m[1])-8:] + "  phase ", // the id's last 8 hex digits (CLI-10)
 	} {
 		if code != 0 || !strings.Contains(out, s) {
 			t.Errorf("mur trace show = %d, stderr %q; stdout lacks %q:\n%s", code, errOut, s, out)
