@@ -36,6 +36,7 @@ const (
 	ArmDeny        = "deny"
 	ArmReopen      = "reopen-task"
 	ArmSeedContext = "seed-context"
+	ArmReplace     = "replace-context"
 )
 
 // QueueDepth is an async hook's queue, and DrainBudget how long the
@@ -151,6 +152,8 @@ func (h *Hook) decides(event string) bool {
 		return h.Spec.CommitPolicy == ArmReopen
 	case OnTaskStart:
 		return h.Spec.CommitPolicy == ArmSeedContext
+	case OnCompaction:
+		return h.Spec.CommitPolicy == ArmReplace
 	}
 	return false
 }
@@ -229,13 +232,13 @@ func (s *Set) observeOne(ctx context.Context, h *Hook, event string, payload any
 	}
 }
 
-// Commit asks the hooks deciding event (on-task-end, on-task-start) in
-// manifest order and returns the first that answers the event's arm; the
-// later ones are not asked. A fault or another arm is a
+// Commit asks the hooks deciding event (on-task-end, on-task-start,
+// on-compaction) in manifest order and returns the first that answers the
+// event's arm; the later ones are not asked. A fault or another arm is a
 // hook_dispatch_error and counts as none. Observers are the caller's:
 // Observe.
 func (s *Set) Commit(ctx context.Context, event string, payload any) (name string, a Answer, ok bool) {
-	want := map[string]string{OnTaskEnd: ArmReopen, OnTaskStart: ArmSeedContext}[event]
+	want := map[string]string{OnTaskEnd: ArmReopen, OnTaskStart: ArmSeedContext, OnCompaction: ArmReplace}[event]
 	for _, h := range s.Hooks() {
 		if !h.decides(event) {
 			continue

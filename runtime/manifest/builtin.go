@@ -12,11 +12,28 @@ import (
 // artifacts[] declares it.
 const ToolRequestInput = "murmur-tool-request-input"
 
+// HookCompact is the built-in compaction hook: murmur ships it as a WASM
+// hook; mur answers on-compaction itself where artifacts[] declares it.
+const HookCompact = "murmur-hook-compact"
+
 // Builtin reports whether a is built in (INP-1): the tool name
-// murmur-tool-request-input with runtime tool, at any exact version. A
+// murmur-tool-request-input with runtime tool, or murmur-hook-compact with
+// runtime hook, at any exact version. A
 // built-in entry is never resolved in a store, hashed or locked (no
 // STORE-3..6), installed or listed; its config is accepted and ignored.
-func (a Artifact) Builtin() bool { return a.Name == ToolRequestInput && a.Runtime == "tool" }
+func (a Artifact) Builtin() bool {
+	return a.Name == ToolRequestInput && a.Runtime == "tool" || a.Name == HookCompact && a.Runtime == "hook"
+}
+
+// CompactHook reports whether artifacts[] declares the built-in compaction hook.
+func (m *Manifest) CompactHook() bool {
+	for _, a := range m.Artifacts {
+		if a.Builtin() && a.Name == HookCompact {
+			return true
+		}
+	}
+	return false
+}
 
 // StoreArtifacts returns the artifacts the stores resolve, install and lock:
 // artifacts[] in manifest order without the built-in entry (INP-1).
@@ -34,7 +51,7 @@ func (m *Manifest) StoreArtifacts() []Artifact {
 // declares it (INP-1).
 func (m *Manifest) RequestInput() (Artifact, bool) {
 	for _, a := range m.Artifacts {
-		if a.Builtin() {
+		if a.Builtin() && a.Name == ToolRequestInput {
 			return a, true
 		}
 	}
@@ -56,7 +73,7 @@ const requestInputUnserved = ToolRequestInput + " needs a door that takes replie
 // -1 when none is declared.
 func (m *Manifest) RequestInputIndex() int {
 	for i, a := range m.Artifacts {
-		if a.Builtin() {
+		if a.Builtin() && a.Name == ToolRequestInput {
 			return i
 		}
 	}

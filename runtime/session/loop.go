@@ -56,6 +56,7 @@ func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
 	maxTurns := t.s.m.Inference.MaxTurns
 	ctx, span := telemetry.StartTurn(ctx, t.s.tracer, t.turns)
 	defer span.End()
+	turn := t.turns
 	resp, e, ok := t.infer(ctx)
 	if !ok {
 		return e, false, true
@@ -64,6 +65,9 @@ func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
 	if uses := resp.ToolUses(); len(uses) > 0 {
 		if t.turns >= maxTurns { // LOOP-8: the last allowed call's tools are not run
 			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}, false, true
+		}
+		if e, ended := t.compactCheck(ctx, turn); ended {
+			return e, false, true
 		}
 		if text := resp.Text(); text != "" {
 			t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})

@@ -282,7 +282,7 @@ func TestParseLineErrors(t *testing.T) {
 	if _, err := As[Shell](l); err == nil {
 		t.Error("As[Shell] of a tool_call line: no error")
 	}
-	if r, known, err := (Line{Header: Header{EventType: "compaction"}, Raw: []byte(`{}`)}).Record(); r != nil || known || err != nil {
+	if r, known, err := (Line{Header: Header{EventType: "resource_read"}, Raw: []byte(`{}`)}).Record(); r != nil || known || err != nil {
 		t.Errorf("Record(unknown type) = %v, %v, %v; want skipped", r, known, err)
 	}
 	var js json.RawMessage = []byte(`{"event_type":"shell","event_id":"evt_1","parent_id":null,"session_id":"s","timestamp":1,"turn":0,"extra":1}`)

@@ -101,6 +101,8 @@ var kinds = []Kind{
 	{"call_denied", CallDenied{}, ParentTurn, false},
 	{"hook_dispatch_error", HookDispatchError{}, ParentSession, false},
 	{"context_seed", ContextSeed{}, ParentTask, false},
+	{"compaction", Compaction{}, ParentTurn, false},
+	{"compaction_declined", CompactionDeclined{}, ParentTurn, false},
 }
 
 // byType indexes kinds by event_type and byGo by Go type.

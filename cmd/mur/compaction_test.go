@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/murmur-go/mur/runtime/driver/openai/fake"
+)
+
+// compactionRun runs a task of turns tool calls, each printing about 2.2k
+// tokens, in a 16000-token window (budget 14976 with max_tokens 1024,
+// compaction at 0.8 of it: a turn's tool output fits the headroom), on
+// the openai fake; the summary call (no tools offered) answers a summary.
+// It returns the fake, the records directory and mur's exit.
+func compactionRun(t *testing.T, turns int, artifacts string) (*fake.Server, string, int, string) {
+	t.Helper()
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	agent := 0
+	srv.SetHandler(func(r fake.Request) fake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(r.Decoded.Tools) == 0 {
+			return fake.Text("the agent has listed numbers; keep going")
+		}
+		agent++
+		if agent > turns {
+			return fake.Text("counted to the end")
+		}
+		return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)})
+	})
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\n" + artifacts +
+			"inference:\n  max_turns: 100\n  max_tokens: 1024\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\n  compaction: {threshold: 0.8, dump_summaries: true}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
+	wd, _ := filepath.EvalSymlinks(e.dir)
+	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
+	if len(recs) != 1 {
+		t.Fatalf("records = %v; exit %d, stderr %q, stdout %q", recs, code, stderr, stdout)
+	}
+	return srv, recs[0], code, stdout + stderr
+}
+
+// recordsOf returns the trace records of one event type.
+func recordsOf(t *testing.T, dir, eventType string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r map[string]any
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r["event_type"] == eventType {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestCompactionKeepsUnderBudget: with murmur-hook-compact declared, a
+// 40-turn task whose tool outputs would fill the window four times over
+// completes; every request the agent sends stays under the input budget
+// (mur's estimate, ceil(bytes/4)), each compaction is a record with the
+// check's figures, and its summary is in out/compaction-summaries.jsonl.
+func TestCompactionKeepsUnderBudget(t *testing.T) {
+	srv, recs, code, out := compactionRun(t, 40, "artifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n")
+	if code != 0 || !strings.Contains(out, "counted to the end") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	const budget = 16000 - 1024
+	for i, r := range srv.Requests() {
+		if tokens := (len(r.Body) + 3) / 4; tokens > budget {
+			t.Errorf("request %d: %d tokens, over the budget %d", i, tokens, budget)
+		}
+	}
+	cs := recordsOf(t, recs, "compaction")
+	if len(cs) < 3 {
+		t.Fatalf("compaction records = %d, want several", len(cs))
+	}
+	for _, c := range cs {
+		before, after := c["tokens_before"].(float64), c["tokens_after"].(float64)
+		if before < 0.8*budget || after >= before || c["hook_name"] != "murmur-hook-compact" || c["tokens_before_source"] != "estimate" {
+			t.Errorf("compaction = %v", c)
+		}
+	}
+	if d := recordsOf(t, recs, "compaction_declined"); len(d) != 0 {
+		t.Errorf("declined = %v", d)
+	}
+	b, err := os.ReadFile(filepath.Join(recs, "out", "compaction-summaries.jsonl"))
+	if err != nil || strings.Count(string(b), "\n") != len(cs) || !strings.Contains(string(b), `"summary":"the agent has listed numbers; keep going"`) {
+		t.Errorf("summaries = %s (%v)", b, err)
+	}
+}
+
+// TestCompactionDeclinedWithoutHook: with no compaction hook declared the
+// check fires and declines (no_hook_replacement), and the conversation
+// grows past the budget.
+func TestCompactionDeclinedWithoutHook(t *testing.T) {
+	srv, recs, _, _ := compactionRun(t, 12, "")
+	d := recordsOf(t, recs, "compaction_declined")
+	if len(d) == 0 || d[0]["reason"] != "no_hook_replacement" {
+		t.Fatalf("declined = %v", d)
+	}
+	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
+		t.Errorf("compaction = %v", c)
+	}
+	reqs := srv.Requests()
+	if last := (len(reqs[len(reqs)-1].Body) + 3) / 4; last <= 16000-1024 {
+		t.Errorf("the last request is %d tokens, want over the budget", last)
+	}
+}
