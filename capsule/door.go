@@ -165,6 +165,9 @@ func writeRunning(stderr io.Writer, sess *session.Session, l *session.Launch, ho
 	rec := &murhome.Running{SessionID: sess.ID(), URL: url, PID: os.Getpid(), Name: m.Name, Version: m.Version,
 		Workdir: sess.Workdir(), RecordsDir: sess.RecordsDir(), StartedAt: time.Now().UTC().Truncate(time.Second)}
 	rec.ProcessStart, _ = murhome.StartTime(os.Getpid())
+	if r := l.Resumed; r != nil {
+		rec.ResumedFrom = r.SessionID
+	}
 	for _, t := range tokens {
 		rec.Tokens = append(rec.Tokens, murhome.Token{Name: t.Credential, Value: string(t.Value)})
 	}

@@ -116,6 +116,7 @@ type psSession struct {
 	Workdir     string    `json:"workdir"`
 	RecordsDir  string    `json:"records_dir"`
 	FormationID string    `json:"formation_id,omitempty"`
+	ResumedFrom string    `json:"resumed_from,omitempty"`
 }
 
 // psPruned is one pruned record of psJSON.
@@ -131,7 +132,7 @@ func psDocument(rows []*psRow, pruned []psPruned, now time.Time) psJSON {
 		up := int64(max(now.Sub(r.rec.StartedAt), 0) / time.Second)
 		doc.Sessions = append(doc.Sessions, psSession{SessionID: r.rec.SessionID, Name: r.rec.Name, Version: r.rec.Version,
 			Status: r.status, UptimeSecs: up, StartedAt: r.rec.StartedAt.UTC(), PID: r.rec.PID, URL: r.rec.URL,
-			Workdir: r.rec.Workdir, RecordsDir: r.rec.RecordsDir, FormationID: r.rec.FormationID})
+			Workdir: r.rec.Workdir, RecordsDir: r.rec.RecordsDir, FormationID: r.rec.FormationID, ResumedFrom: r.rec.ResumedFrom})
 	}
 	return doc
 }

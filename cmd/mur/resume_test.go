@@ -86,6 +86,13 @@ func TestResumeAfterKill(t *testing.T) {
 	if rec.ResumedFrom == nil || !strings.HasPrefix(*rec.ResumedFrom, "ses_") || *rec.ResumedFrom == ids[0] || rec.ContextID == nil || !strings.HasPrefix(*rec.ContextID, "ctx_") {
 		t.Errorf("session_start resumed_from %v, context_id %v", rec.ResumedFrom, rec.ContextID)
 	}
+	// mur trace show names the session it resumed from.
+	show := e.command()
+	show.Args = []string{murBin, "trace", "show", ids[0]}
+	out, _, code := testmur.Exec(t, show)
+	if rec.ResumedFrom != nil && (code != 0 || !strings.Contains(out, "\nresumed:    "+*rec.ResumedFrom+"\n")) {
+		t.Errorf("trace show = %d %q, want a resumed: line", code, out)
+	}
 }
 
 type startRec struct {

@@ -27,6 +27,8 @@ type Running struct {
 	FormationLifeline bool      `json:"formation_lifeline,omitempty"`
 	FormationLauncher *Launcher `json:"formation_launcher,omitempty"`
 	SpawnedBy         string    `json:"spawned_by,omitempty"`
+	// ResumedFrom is the session mur run --resume continued.
+	ResumedFrom string `json:"resumed_from,omitempty"`
 }
 
 // Launcher is a member's formation_launcher (FCLI-5): the launcher's pid and

@@ -128,6 +128,9 @@ func sessionSection(tr *Trace) []string {
 	if s.FormationID != "" {
 		lines = append(lines, labelled("formation:", s.FormationID))
 	}
+	if s.ResumedFrom != nil {
+		lines = append(lines, labelled("resumed:", *s.ResumedFrom))
+	}
 	return lines
 }
 

@@ -18,6 +18,7 @@ type Summary struct {
 	Capabilities   []string `json:"capabilities"`
 	Tools          []string `json:"tools"`
 	FormationID    string   `json:"formation_id,omitempty"`
+	ResumedFrom    string   `json:"resumed_from,omitempty"` // session_start.resumed_from: the session mur run --resume continued
 	Turns          int      `json:"turns"`
 	MaxTurns       int      `json:"max_turns"`
 	Tokens         Tokens   `json:"tokens"`
@@ -80,7 +81,7 @@ func Summarize(tr *Trace) Summary {
 	s, e := tr.Start, tr.End
 	out := Summary{SessionID: tr.SessionID, Trace: tr.Path, CapsuleName: s.CapsuleName, CapsuleVersion: s.CapsuleVersion,
 		Model: s.Model, Status: e.ExitStatus, DurationMS: duration(tr), Live: tr.Live, Capabilities: nonNil(s.Capabilities),
-		Tools: nonNil([]string(s.ToolsDeclared)), FormationID: s.FormationID, Turns: e.TotalTurns, MaxTurns: s.MaxTurns,
+		Tools: nonNil([]string(s.ToolsDeclared)), FormationID: s.FormationID, ResumedFrom: deref(s.ResumedFrom), Turns: e.TotalTurns, MaxTurns: s.MaxTurns,
 		Tokens:     Tokens{Input: e.TotalInputTokens, Output: e.TotalOutputTokens, Total: e.TotalInputTokens + e.TotalOutputTokens},
 		ToolCalls:  ToolCalls{Count: len(tr.ToolCalls), Calls: nonNil(tr.ToolCalls)},
 		ShellCalls: ShellCalls{Count: len(tr.Shells) + tr.Detached, Calls: nonNil(tr.Shells)},
@@ -126,4 +127,12 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
