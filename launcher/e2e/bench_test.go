@@ -33,7 +33,7 @@ func BenchmarkLaunchReady(b *testing.B) {
 			fmt.Fprintf(&r, "reachability:\n  - {from: m0, to: [%s]}\n", strings.Join(callees, ", "))
 			os.MkdirAll(filepath.Join(w.dir, "f"), 0o755)
 			os.WriteFile(filepath.Join(w.dir, "f", "roster.yaml"), []byte(r.String()), 0o644)
-			var rssKiB, rssN int64
+			var rssKiB, anonKiB, rssN int64
 			var total time.Duration
 			iters := 0
 			b.ResetTimer()
@@ -46,8 +46,8 @@ func BenchmarkLaunchReady(b *testing.B) {
 				iters++
 				b.StopTimer()
 				for _, p := range fl.Peers {
-					if kib := rss(p.PID); kib > 0 {
-						rssKiB, rssN = rssKiB+kib, rssN+1
+					if kib := rss(p.PID, "VmRSS:"); kib > 0 {
+						rssKiB, anonKiB, rssN = rssKiB+kib, anonKiB+rss(p.PID, "RssAnon:"), rssN+1
 					}
 				}
 				l.cmd.Process.Signal(syscall.SIGTERM)
@@ -59,6 +59,7 @@ func BenchmarkLaunchReady(b *testing.B) {
 			b.ReportMetric(float64(total.Microseconds())/float64(iters)/1000, "ms-to-ready")
 			if rssN > 0 {
 				b.ReportMetric(float64(rssKiB)/float64(rssN)/1024, "MiB-rss/idle-peer")
+				b.ReportMetric(float64(anonKiB)/float64(rssN)/1024, "MiB-anon/idle-peer")
 			}
 		})
 	}
@@ -74,14 +75,17 @@ func benchInstall(b *testing.B, w *world) {
 	}
 }
 
-// rss is a process's resident set size in KiB (VmRSS), or 0.
-func rss(pid int) int64 {
+// rss is one of a process's resident set sizes in KiB, or 0: field is
+// "VmRSS:" (everything mapped, the binary's pages in the page cache too,
+// which every member of a formation shares) or "RssAnon:" (its own memory:
+// what each further member adds).
+func rss(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n
 		}
