@@ -19,6 +19,11 @@ import (
 // the openai fake; the summary call (no tools offered) answers a summary.
 // It returns the fake, the records directory and mur's exit.
 func compactionRun(t *testing.T, turns int, artifacts string) (*fake.Server, string, int, string) {
+	return compactionRunWith(t, turns, artifacts, fake.Text("the agent has listed numbers; keep going"))
+}
+
+// compactionRunWith is compactionRun with the summary call answered summary.
+func compactionRunWith(t *testing.T, turns int, artifacts string, summary fake.Reply) (*fake.Server, string, int, string) {
 	t.Helper()
 	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
 	t.Cleanup(srv.Close)
@@ -28,7 +33,7 @@ func compactionRun(t *testing.T, turns int, artifacts string) (*fake.Server, str
 		mu.Lock()
 		defer mu.Unlock()
 		if len(r.Decoded.Tools) == 0 {
-			return fake.Text("the agent has listed numbers; keep going")
+			return summary
 		}
 		agent++
 		if agent > turns {
@@ -121,5 +126,23 @@ func TestCompactionDeclinedWithoutHook(t *testing.T) {
 	reqs := srv.Requests()
 	if last := (len(reqs[len(reqs)-1].Body) + 3) / 4; last <= 16000-1024 {
 		t.Errorf("the last request is %d tokens, want over the budget", last)
+	}
+}
+
+// TestCompactionHookFailed: the built-in compactor's summary call refused
+// ends the attempt failed with the refusal, and no compaction is written.
+func TestCompactionHookFailed(t *testing.T) {
+	_, recs, code, out := compactionRunWith(t, 40, "artifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n",
+		fake.Status(400, "summary refused"))
+	want := `error: compaction hook failed: openai endpoint answered HTTP 400: {"error":{"code":null,"message":"summary refused","type":"fake_error"}}` + "\nstatus:  failed\n"
+	if code == 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, output %q; want %q", code, out, want)
+	}
+	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
+		t.Errorf("compaction = %v", c)
+	}
+	ends := recordsOf(t, recs, "session_end")
+	if len(ends) != 1 || ends[0]["exit_status"] != "failed" {
+		t.Errorf("session_end = %v", ends)
 	}
 }
