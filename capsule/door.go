@@ -97,7 +97,7 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url, h
 		HarnessSession: m.Inference.Process(),
 		// SSE-6: stream/watch's connection-ack names the conversation mode.
 		Threaded: m.Inference.Process() && m.Lifecycle.Conversation == "threaded",
-		// Issue 14: the session's families, the Go and process collectors,
+		// The session's families, the Go and process collectors,
 		// on the door's own registry (docs/metrics.md).
 		Collectors: sess.Metrics().Collectors(),
 	})

@@ -100,7 +100,7 @@ func Stop(ctx context.Context, home string, rec *murhome.Running, wait time.Dura
 }
 
 // endLeftovers looks, once the session's process is gone, for processes its
-// tools started that still run (issue 9): a session SIGKILLed never stopped
+// tools started that still run: a session SIGKILLed never stopped
 // what left its process groups, and the residue line must say so. Every tool
 // process carries MURMUR_SESSION_ID=<ses> (SES-10). It SIGKILLs them and
 // returns one residue item each: "<comm> (pid <n>): killed", or "…: still

@@ -10,7 +10,7 @@ import (
 )
 
 // TestDoorReference: docs/door.md names the door's defaults as the door
-// package declares them (issue 9 item 7).
+// package declares them.
 func TestDoorReference(t *testing.T) {
 	b, err := os.ReadFile("door.md")
 	if err != nil {

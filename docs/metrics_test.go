@@ -24,7 +24,7 @@ var metricRow = regexp.MustCompile("^\\|\\s*`([a-z_*]+)`\\s*\\|\\s*([a-z—]+)\\
 
 // TestMetricsReference: docs/metrics.md lists exactly the mur_ families a
 // door serves, each with its type and labels, and the go_ and process_
-// collectors are served (issue 14).
+// collectors are served.
 func TestMetricsReference(t *testing.T) {
 	type family struct{ typ, labels string }
 	documented := map[string]family{}

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Defaults of the door's load bounds (issue 9; documented in docs/door.md).
+// Defaults of the door's load bounds (documented in docs/door.md).
 const (
 	// DefaultMaxConnections is how many connections a door holds open at
 	// once (`mur run --max-connections`): room for every member of the

@@ -41,7 +41,7 @@ const getTaskBody = `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"
 // TestSlowBodyIsCut: a client that stops sending its body is cut once the
 // body deadline passes, whatever the framing and whichever route it asked
 // for — the RPC route that reads the body, or the card, /metrics and an
-// unknown path that leave it to net/http to discard (issue 9 item 7: a
+// unknown path that leave it to net/http to discard (a
 // Content-Length body once held its connection forever). The test door's
 // deadline is short; behaviour, not time, is asserted.
 func TestSlowBodyIsCut(t *testing.T) {
@@ -84,7 +84,7 @@ func readAnswer(t *testing.T, c net.Conn) (*http.Response, string) {
 
 // TestConnectionCap: past MaxConnections every request is answered 503 with
 // Retry-After, JSON body, and the connection closed; once a connection goes
-// the door takes a new one (issue 9 item 7).
+// the door takes a new one.
 func TestConnectionCap(t *testing.T) {
 	td := startDoor(t, opts{maxConns: 2})
 	held := []net.Conn{td.dial(t), td.dial(t)}
@@ -119,7 +119,7 @@ func TestConnectionCap(t *testing.T) {
 // headers until its call returns; one that does not fit is answered 503 with
 // Retry-After before a byte of it is read, while small bodies go on being
 // served; an oversized body is still 413 and an unauthenticated one 401
-// (ORD-1: token, then size, then budget) (issue 9 item 7).
+// (ORD-1: token, then size, then budget).
 func TestBodyBudget(t *testing.T) {
 	td := startDoor(t, opts{auth: true, maxBody: 200 << 10, bodyBytes: 300 << 10})
 	op := td.tokens["operator"]

@@ -60,7 +60,7 @@ func completionMisaddressed(addressed string) string {
 	return "completion is addressed to session " + addressed + ", which is not the session running here"
 }
 
-// completionNotAwaited is PEER-5's -31002 message (ours).
+// completionNotAwaited is PEER-5's -31002 message.
 const completionNotAwaited = "Completion not awaited: no delegation here waits for it"
 
 // completionReceived is the text of a matched completion's answer (tools.md

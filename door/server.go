@@ -69,7 +69,7 @@ type Config struct {
 	Auth *Auth
 	// Collectors are served at /metrics beside the door's own families, on
 	// the door's registry (GO-6): the session's metrics, the Go and process
-	// collectors (issue 14). Registering one that clashes fails New.
+	// collectors. Registering one that clashes fails New.
 	Collectors []prometheus.Collector
 	// Logger receives wire detail at Debug and recovered faults at Error;
 	// nil discards. Tokens never reach it.

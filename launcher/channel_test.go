@@ -10,7 +10,7 @@ import (
 )
 
 // TestFirstLineCancel: the channel's first line carries "cancel": "cascade"
-// only under the roster's cancel: cascade (ours, issue 12); under off it is
+// only under the roster's cancel: cascade; under off it is
 // the line formations.md §17 describes, byte for byte as before.
 func TestFirstLineCancel(t *testing.T) {
 	t.Parallel()

@@ -124,7 +124,7 @@ func (l *launch) run(ctx context.Context) int {
 	if err != nil {
 		return l.fail(err)
 	}
-	// Issue 14: the members' own manifests are read too, and what would
+	// The members' own manifests are read too, and what would
 	// break the run without failing it is said before anything starts.
 	warns = append(warns, MemberWarnings(f, l.getenv, l.cfg.Cwd, l.cfg.NoEnvFile)...)
 	for _, w := range warns {

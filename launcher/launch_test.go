@@ -72,7 +72,7 @@ func TestLaunchTask(t *testing.T) {
 		}
 	}
 	// The peers wound down on lifeline EOF, their output prefixed (LIFE-3,
-	// LIFE-6), quietly: the launcher announced an orderly end (issue 15).
+	// LIFE-6), quietly: the launcher announced an orderly end.
 	for _, name := range []string{"worker", "coder"} {
 		if !strings.Contains(errOut, "["+name+"] [wound down]") {
 			t.Errorf("stderr lacks %s's wind-down:\n%s", name, errOut)

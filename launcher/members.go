@@ -13,7 +13,7 @@ import (
 
 // MemberWarnings loads every admitted member's installed murmur.yaml and
 // returns, in roster order, the mistakes that would otherwise end a launch
-// with a broken answer and exit 0 (issue 14): a member that others call but
+// with a broken answer and exit 0: a member that others call but
 // that ends after its first task (W-ROS-002), a caller whose egress reaches
 // no door (W-RUN-008), a driver credential variable unset (W-ROS-003, and
 // W-RUN-003 for an alternate) and every W-SEC-019 of its manifest (a

@@ -103,7 +103,7 @@ func TestSignalBeforeFirstStart(t *testing.T) {
 }
 
 // TestInterruptedAdmission: a signal while the roster is admitted ends the
-// launch at once with 128 + signal, before any member starts (issue 9 item 6).
+// launch at once with 128 + signal, before any member starts.
 func TestInterruptedAdmission(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "roster_version: 1\nmembers:\n  - {name: lead, capsule: lead, version: '1', entry: true}\n  - {name: s, capsule: silent, version: '1'}\n", nil)

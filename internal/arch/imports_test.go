@@ -95,7 +95,7 @@ var toolImports = []string{
 	"runtime/tool", "runtime/proc", "runtime/manifest", "runtime/store", "runtime/trace", "runtime/formation", "runtime/wire",
 	"runtime/spawn", // delegation's processes, which delegate-task and plan's capsule steps share
 	// The span helpers: a tool that calls out (call-member, delegate-task)
-	// makes the A2A client span its requests carry (issue 14, OTEL-5).
+	// makes the A2A client span its requests carry (OTEL-5).
 	"runtime/telemetry",
 }
 

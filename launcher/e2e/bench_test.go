@@ -14,7 +14,7 @@ import (
 // BenchmarkLaunchReady times `mur run --roster --json` from exec to every
 // door ready — the entry's readiness line, printed after the formation line
 // — for formations of 2, 8, 16, 32 and 64 members, and reports the resident memory
-// of an idle peer (issue 4). Every member is an authenticated scripted
+// of an idle peer. Every member is an authenticated scripted
 // capsule; the entry may call every peer.
 //
 //	go test -run '^$' -bench LaunchReady -benchtime 5x ./launcher/e2e/

@@ -33,7 +33,7 @@ func bigRoster(n int, refused bool) string {
 
 // TestRosterAndManifestBounds: a roster over 1 MiB (64,000 members) and a
 // manifest over 1 MiB are refused before they are parsed, a roster of 257
-// members is refused, and one of 256 is admitted (issue 9 item 6).
+// members is refused, and one of 256 is admitted.
 func TestRosterAndManifestBounds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -185,7 +185,7 @@ func TestSignalDuringAdmission(t *testing.T) {
 }
 
 // TestMaxConnectionsReachesEveryMember: mur run --roster --max-connections N
-// hands N to every member's mur run (issue 9 item 7; docs/door.md).
+// hands N to every member's mur run (docs/door.md).
 func TestMaxConnectionsReachesEveryMember(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)

@@ -14,8 +14,8 @@ import (
 // formation's own key, its claims exactly the edge lead → worker's, is
 // refused 401 invalid_token by a real member door when its header carries a
 // parameter this code does not implement — crit above all (RFC 7515
-// §4.1.11), but also kid, jku, cty, b64 or another typ (issue 9 item 8;
-// door.md GO-5 step 1). The same claims under the plain header get in.
+// §4.1.11), but also kid, jku, cty, b64 or another typ (door.md GO-5
+// step 1). The same claims under the plain header get in.
 func TestUnknownJWTHeaderRefusedAtRealDoor(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)

@@ -10,7 +10,7 @@ import (
 // TestVersionIsNeverAPath: a roster version or --capsule-version that is a
 // path ("../../../../evil") is refused where it is read, and a store entry
 // that a symlink leads out of its store is refused at lookup, so no capsule
-// tree outside the stores ever runs (issue 9 item 1; formations.md BIND-1,
+// tree outside the stores ever runs (formations.md BIND-1,
 // capsule.md STORE-3).
 func TestVersionIsNeverAPath(t *testing.T) {
 	t.Parallel()

@@ -115,7 +115,7 @@ func Admit(path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
 // AdmitContext is Admit that gives up once ctx ends (the launcher's SIGTERM
 // or SIGINT during admission): it checks ctx before each member's binding
 // and returns context.Cause(ctx). Admission is linear in the roster's
-// members and edges (issue 9: a 64,000-member roster took 29 s to refuse);
+// members and edges (a 64,000-member roster took 29 s to refuse);
 // Load bounds both (MaxFileBytes, MaxMembers).
 func AdmitContext(ctx context.Context, path string, res Resolver) (*Formation, []*diag.Diagnostic, error) {
 	r, err := LoadContext(ctx, path) // check 1

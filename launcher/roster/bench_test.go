@@ -29,8 +29,8 @@ func benchRoster(b *testing.B, n int) (string, *fakeStore) {
 }
 
 // BenchmarkAdmit measures admission (load, checks 1–8, edges, ADM-2) of
-// rosters of 64 and 256 members with reachability all (issue 9 item 6:
-// admission is linear in members and edges).
+// rosters of 64 and 256 members with reachability all (admission
+// is linear in members and edges).
 func BenchmarkAdmit(b *testing.B) {
 	for _, n := range []int{64, 256} {
 		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {

@@ -35,7 +35,7 @@ type Roster struct {
 	// All is true for `reachability: all` (ROS-4); Rules is then empty.
 	All   bool
 	Rules []Rule
-	// Cancel is the roster's cancel option (ours, issue 12): CancelOff, the
+	// Cancel is the roster's cancel option: CancelOff, the
 	// default, or CancelCascade.
 	Cancel string
 	// Strict is the roster's strict: true: a launch with warnings is
@@ -124,11 +124,11 @@ func LoadContext(ctx context.Context, path string) (*Roster, error) {
 	return r, nil
 }
 
-// MaxFileBytes is the largest roster.yaml Load reads (ours; issue 9): a
+// MaxFileBytes is the largest roster.yaml Load reads: a
 // larger one is refused before it is parsed.
 const MaxFileBytes = 1 << 20
 
-// MaxMembers is the most members a roster may list (ours; issue 9).
+// MaxMembers is the most members a roster may list.
 const MaxMembers = 256
 
 // readBounded reads at most MaxFileBytes of path; a longer file is E-ROS-001

@@ -371,7 +371,7 @@ func TestLoadShape(t *testing.T) {
 	golden.Check(t, "load-shape", b.String())
 }
 
-// TestLoadCancel is the roster's cancel option (ours, issue 12): off when
+// TestLoadCancel is the roster's cancel option: off when
 // absent or empty, off and cascade as written, anything else E-ROS-001 at
 // its line and column.
 func TestLoadCancel(t *testing.T) {

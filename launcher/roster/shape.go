@@ -114,7 +114,7 @@ func parse(data []byte) (*Roster, error) {
 	return r, nil
 }
 
-// parseCancel reads cancel (ours, issue 12): off (the default, also when
+// parseCancel reads cancel, one of: off (the default, also when
 // absent) or cascade.
 func parseCancel(n *yaml.Node) (string, error) {
 	if isNull(n) {

@@ -1,4 +1,4 @@
-// Package view is the server of `mur view` (issue 16): a read-only web page,
+// Package view is the server of `mur view`: a read-only web page,
 // on 127.0.0.1 only, that shows a formation (or one session) as it runs or
 // as its records left it.
 //

@@ -81,7 +81,7 @@ func indent(t *testing.T, v any) string {
 // TestReplayEndedFormation: an ended formation is replayed from its records
 // alone: three members, entry first, each ended ok with its capsule@version
 // and the roster's edges; three calls, each started then completed; four
-// tasks, each linked to the call that sent it (issue 16).
+// tasks, each linked to the call that sent it.
 func TestReplayEndedFormation(t *testing.T) {
 	t.Parallel()
 	v := newStudioView(t)

@@ -48,7 +48,7 @@ const observeArrow = `(() => {
 // with capsule@version and state, the roster's edges, the planner→coder
 // call arrow showing started and then completed, and the task's timeline
 // listing that call; it saves screenshots under the test's artifact
-// directory (issue 16).
+// directory.
 func TestViewStudioInBrowser(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
