@@ -6,7 +6,7 @@ import (
 )
 
 // The warnings `mur doctor` and `mur run --roster` give from the members'
-// own manifests (issue 14: mistakes that otherwise end in a broken answer
+// own manifests (mistakes that otherwise end in a broken answer
 // with exit 0).
 const (
 	WROS002 Code = "W-ROS-002"
@@ -100,7 +100,7 @@ func quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// WRUN009 is issue 14's line for a launch task's member call that did not
+// WRUN009 is the warning for a launch task's member call that did not
 // end completed.
 const WRUN009 Code = "W-RUN-009"
 

@@ -7,7 +7,7 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
-// TestBoundsGolden pins the exact texts of the input bounds (issue 9 item 6):
+// TestBoundsGolden pins the exact texts of the input bounds:
 // a manifest or roster over 1 MiB, a roster over 256 members.
 func TestBoundsGolden(t *testing.T) {
 	t.Parallel()

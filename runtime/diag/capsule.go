@@ -12,10 +12,10 @@ const (
 	EMAN001     Code = "E-MAN-001"
 	EMAN002     Code = "E-MAN-002"
 	EMAN003     Code = "E-MAN-003"
-	EMAN004     Code = "E-MAN-004" // ours (issue 9): a manifest over the size bound
+	EMAN004     Code = "E-MAN-004" // ours: a manifest over the size bound
 	ECAP001     Code = "E-CAP-001"
 	ECAP002     Code = "E-CAP-002"
-	ECAP003     Code = "E-CAP-003" // murmur's: the kernel cannot give the containment asked for (issue 9)
+	ECAP003     Code = "E-CAP-003" // murmur's: the kernel cannot give the containment asked for
 	ECAP007     Code = "E-CAP-007"
 	ECAP008     Code = "E-CAP-008"
 	ECAP010     Code = "E-CAP-010"
@@ -50,7 +50,7 @@ const (
 	WSEC022     Code = "W-SEC-022"
 	WSEC023     Code = "W-SEC-023"
 	WSEC032     Code = "W-SEC-032"
-	WSEC033     Code = "W-SEC-033" // ours (issue 12): a token on the command line
+	WSEC033     Code = "W-SEC-033" // ours: a token on the command line
 	WRUN001     Code = "W-RUN-001"
 	WRUN003     Code = "W-RUN-003"
 )
@@ -108,7 +108,7 @@ func ManCredentialUnset(file, dottedKey, name string) *Diagnostic {
 		fmt.Sprintf("export %s=<your key> before running mur, or add the line %s=<your key> to .env in the project directory (beside murmur.yaml, or a formation's roster.yaml)", name, name))
 }
 
-// ManTooLarge is E-MAN-004 (ours): `<file>: the file is over <max> bytes
+// ManTooLarge is E-MAN-004: `<file>: the file is over <max> bytes
 // (1 MiB), the most a manifest may hold; it was not parsed` — MAN-4 step (1),
 // refused before any YAML is read.
 func ManTooLarge(file string, max int) *Diagnostic {
@@ -132,7 +132,7 @@ func ManNoInputBudget(file, windowKey string, window, outputCap int64) *Diagnost
 }
 
 // ManFileOutside is E-MAN-003 for a file an installed capsule's manifest
-// names outside its own directory (ours; issue 12): resolved is where value
+// names outside its own directory: resolved is where value
 // leads, symlinks evaluated; dir the capsule's directory.
 func ManFileOutside(file, dottedKey, value, resolved, dir string) *Diagnostic {
 	return ManInvalid(file, dottedKey, fmt.Sprintf("'%s' resolves to '%s', outside the installed capsule's directory '%s'; an installed capsule reads only its own files", value, resolved, dir))
@@ -530,7 +530,7 @@ func RunChoiceUnavailable(name, kind, model, credential string) *Diagnostic {
 		fmt.Sprintf("set %s and restart", credential))
 }
 
-// SecTokenInArgv is W-SEC-033 (ours; issue 12): `mur conformance --token
+// SecTokenInArgv is W-SEC-033: `mur conformance --token
 // <kind>=<token>` put a token on the command line, which every local user
 // can read (ps, /proc/<pid>/cmdline); envVar is the kind's variable.
 func SecTokenInArgv(kind, envVar string) *Diagnostic {

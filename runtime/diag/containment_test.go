@@ -7,7 +7,7 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
-// TestContainmentGolden pins E-CAP-003 (issue 9: scoped asked of a kernel
+// TestContainmentGolden pins E-CAP-003 (scoped asked of a kernel
 // without Landlock).
 func TestContainmentGolden(t *testing.T) {
 	t.Parallel()

@@ -92,15 +92,15 @@ func RosUnreadable(path, why string) *Diagnostic {
 }
 
 // RosTooLarge is E-ROS-001 for a roster.yaml over max bytes, refused before
-// it is parsed (ours, issue 9): `roster.yaml: <path>: the file is over <max>
+// it is parsed: `roster.yaml: <path>: the file is over <max>
 // bytes (1 MiB), the most a roster may hold; it was not parsed`.
 func RosTooLarge(path string, max int) *Diagnostic {
 	return mk(EROS001, fmt.Sprintf("roster.yaml: %s: the file is over %d bytes (%s), the most a roster may hold; it was not parsed", path, max, mib(max)),
 		"keep roster.yaml under "+mib(max))
 }
 
-// RosTooManyMembers is E-ROS-001 for a members list of n entries, over max
-// (ours, issue 9); the position is the list's.
+// RosTooManyMembers is E-ROS-001 for a members list of n entries, over max;
+// the position is the list's.
 func RosTooManyMembers(line, col, n, max int) *Diagnostic {
 	return mk(EROS001, rosAt(line, col, "members", "", fmt.Sprintf("lists %d members; a roster holds at most %d", n, max)),
 		fmt.Sprintf("list at most %d members", max))

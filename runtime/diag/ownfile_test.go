@@ -8,7 +8,7 @@ import (
 )
 
 // TestManFileOutsideGolden pins the text of an installed capsule's file that
-// resolves outside its tree (issue 12): E-MAN-003, the key's own hint.
+// resolves outside its tree: E-MAN-003, the key's own hint.
 func TestManFileOutsideGolden(t *testing.T) {
 	t.Parallel()
 	tree := "/home/u/.murmur/artifacts/leaky/1.0.0/tree"

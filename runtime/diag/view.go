@@ -2,7 +2,7 @@ package diag
 
 import "fmt"
 
-// Codes of `mur view` (ours, issue 16).
+// Codes of `mur view`.
 const (
 	EVIEW001 Code = "E-VIEW-001"
 	EVIEW002 Code = "E-VIEW-002"

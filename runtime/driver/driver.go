@@ -36,7 +36,7 @@ type Request struct {
 	Tools     []ToolSpec `json:"tools"`      // the inventory; empty sends none
 	MaxTokens int        `json:"max_tokens"` // the per-turn output cap (inference.max_tokens)
 	// OnRetry, when set, is told of every retried attempt before its wait
-	// (DRV-4, issue 14), synchronously on the calling goroutine. Drivers
+	// (DRV-4), synchronously on the calling goroutine. Drivers
 	// that never retry (scripted) never call it.
 	OnRetry func(Retry) `json:"-"`
 	// TaskMessageID is the messageId of the A2A message that started the

@@ -50,7 +50,7 @@ type Member struct {
 	// the member's door signs its cards with it, and call-member checks each
 	// callee's card against its public half. Nil without a channel.
 	CardKey ed25519.PrivateKey
-	// Cascade is the roster's cancel: cascade (ours, issue 12): when a task
+	// Cascade is the roster's `cancel: cascade`: when a task
 	// of this member ends without the answers of its member calls
 	// delivered, call-member cancels the member tasks it left live.
 	Cascade bool

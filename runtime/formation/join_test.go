@@ -363,7 +363,7 @@ func TestTexts(t *testing.T) {
 	}
 }
 
-// TestJoinCascade: the first line's "cancel": "cascade" (ours, issue 12)
+// TestJoinCascade: the first line's "cancel": "cascade"
 // reaches the member as Cascade; without it the member never cascades.
 func TestJoinCascade(t *testing.T) {
 	l := newLaunch(t)

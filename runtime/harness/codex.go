@@ -108,7 +108,7 @@ func codexUsageOf(u *codexUsage) Usage {
 	return Usage{Input: u.Input, Output: u.Output, Cached: u.Cached, CacheWrite: u.CacheWrite}
 }
 
-// CodexKind is HEV-7's mapping of a codex failure message (ours): 401,
+// CodexKind is HEV-7's mapping of a codex failure message: 401,
 // 403 or Unauthorized → auth; 429, "usage limit" or "rate limit" (ASCII
 // case-insensitive) → quota; else harness-error.
 func CodexKind(msg string) string {

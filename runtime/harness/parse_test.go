@@ -125,7 +125,7 @@ func TestParseLines(t *testing.T) {
 	}
 }
 
-// TestCodexKind is HEV-7's mapping of a codex message (ours).
+// TestCodexKind is HEV-7's mapping of a codex message.
 func TestCodexKind(t *testing.T) {
 	t.Parallel()
 	for msg, want := range map[string]string{

@@ -58,7 +58,7 @@ func safeContext(id string) bool {
 // (THR-1). A context id is the caller's input: one that is not a plain
 // name of at most 128 characters ([A-Za-z0-9._-], not starting with '.'
 // or '-') is never used as a path; its directory is ctx-sha256-<hex of
-// its sha256> instead (ours).
+// its sha256> instead.
 func ThreadPath(home, capsule, contextID string) string {
 	dir := contextID
 	if !safeContext(contextID) {

@@ -66,7 +66,7 @@ func RequestInputUnserved(file string, i int) *diag.Diagnostic {
 	return diag.ManInvalid(file, fmt.Sprintf("artifacts[%d]", i), requestInputUnserved)
 }
 
-// requestInputUnserved is INP-2's fault text (ours).
+// requestInputUnserved is INP-2's fault text.
 const requestInputUnserved = ToolRequestInput + " needs a door that takes replies, and lifecycle.task_acceptance none serves no SendMessage"
 
 // RequestInputIndex returns the index in artifacts[] of the built-in entry,

@@ -66,7 +66,7 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 			}
 		}},
 		{key: "install", fn: l.install},
-		// Issue 9: the containment class the capsule asks of the kernel;
+		// The containment class the capsule asks of the kernel;
 		// "sealed" (murmur's third class) is not built here.
 		{key: "containment", fn: func(d string, v *yaml.Node) { c.Containment, _ = l.enum(d, v, "advisory", "scoped") }},
 		{key: "env", fn: l.env},

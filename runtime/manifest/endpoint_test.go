@@ -12,7 +12,7 @@ import (
 // TestEndpointRule: one rule for both HTTP drivers: endpoint is the base URL
 // the provider's own SDK takes. A path the driver adds itself is refused
 // with the URL to write (E-MAN-003), never left to post to /v1/v1/messages
-// (DRV-5, DRV-6, issue 15).
+// (DRV-5, DRV-6).
 func TestEndpointRule(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder

@@ -123,7 +123,7 @@ func LoadArtifact(dir string) (*Manifest, []*diag.Diagnostic, error) {
 	return l.m, l.warns, nil
 }
 
-// MaxFileBytes is the largest murmur.yaml this build reads (ours; issue 9):
+// MaxFileBytes is the largest murmur.yaml this build reads:
 // a larger one is refused E-MAN-004 before it is parsed.
 const MaxFileBytes = 1 << 20
 

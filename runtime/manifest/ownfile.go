@@ -11,7 +11,7 @@ import (
 // may read only files of its own directory: an installed capsule, whose
 // store tree is all that its hash vouches for (capsule.md STORE-4). A value
 // that is absolute or climbs out with "..", or that resolves — symlinks
-// evaluated — outside m.Dir, is E-MAN-003 naming key (ours; issue 12):
+// evaluated — outside m.Dir, is E-MAN-003 naming key:
 // `../../../../etc/passwd` would otherwise hand an operator's file to the
 // capsule's model. The path returned is the resolved one; a file that
 // cannot be resolved (missing) is left to its reader, which names it

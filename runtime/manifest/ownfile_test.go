@@ -10,7 +10,7 @@ import (
 
 // TestOwnFile: inside the directory (lexically and with links evaluated) a
 // file is read at its resolved path, a missing one is left to its reader;
-// everything else is E-MAN-003 (issue 12).
+// everything else is E-MAN-003.
 func TestOwnFile(t *testing.T) {
 	t.Parallel()
 	dir, out := t.TempDir(), t.TempDir()

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Preset is a driver block `mur new --driver <name>` scaffolds (ours): one
+// Preset is a driver block `mur new --driver <name>` scaffolds: one
 // that runs against its provider as written, the endpoint being the base
 // URL the provider's SDK takes (DRV-5, DRV-6).
 type Preset struct {

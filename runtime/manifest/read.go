@@ -13,7 +13,7 @@ import (
 var ErrTooLarge = errors.New("file is over its size bound")
 
 // ReadBounded reads at most max bytes of the file at path, and ErrTooLarge
-// when it holds more, without reading the rest (issue 9: inputs are bounded
+// when it holds more, without reading the rest (inputs are bounded
 // before they are parsed). Opening never blocks, so a FIFO without a writer
 // reads as empty; a read that waits (a FIFO, a terminal) ends once ctx does,
 // with context.Cause(ctx). Other errors are the os package's.

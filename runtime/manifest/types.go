@@ -117,7 +117,7 @@ type Capabilities struct {
 	PeerFetch  *PeerFetch // grants fetch-peer-file (tools.md PFILE)
 	Install    *Install   // grants pull-artifact and remove-artifact
 	// Containment is capabilities.containment: "advisory", "scoped", or ""
-	// when absent (the best the kernel offers; issue 9).
+	// when absent (the best the kernel offers).
 	Containment string
 	Env         *EnvGrant // nil when absent: the harness gets no variable (PROC-3)
 }

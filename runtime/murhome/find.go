@@ -11,7 +11,7 @@ import (
 // session ses, whatever workdir it ran in (SES-3: records/<workdir>/<ses>),
 // and returns it, or "" when there is none. It never descends into a
 // session's own directory. `mur trace show <ses_id>` uses it from any
-// directory (issue 14), and `mur view <ses_id>` for an ended session.
+// directory, and `mur view <ses_id>` for an ended session.
 func FindSession(home, ses string) string {
 	if !a2a.ValidID(ses, a2a.PrefixSession) {
 		return ""

@@ -41,8 +41,8 @@ const (
 )
 
 // Refusal is one answer of the plane that is not a file: its HTTP status,
-// code and sentence (PFILE-5). Its body is {"error":"<code>","message":"<text>"}
-// (ours). No message names the export root or any host path.
+// code and sentence (PFILE-5). Its body is {"error":"<code>","message":"<text>"}.
+// No message names the export root or any host path.
 type Refusal struct {
 	Status  int
 	Code    string

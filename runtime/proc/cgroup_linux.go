@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Cgroup is a cgroup v2 the runtime made for one session's tool processes
-// (issue 9): each is started into it (clone3 CLONE_INTO_CGROUP, no window to
+// Cgroup is a cgroup v2 the runtime made for one session's tool processes:
+// each is started into it (clone3 CLONE_INTO_CGROUP, no window to
 // escape before it is moved), and Kill ends all of them and everything they
 // started at once, whatever process group, session or parent they moved to.
 // A nil *Cgroup does nothing.

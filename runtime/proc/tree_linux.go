@@ -69,7 +69,7 @@ func Descendants() []Process {
 	return out
 }
 
-// StopDescendants ends every process below this one (issue 9; the seed's
+// StopDescendants ends every process below this one (the seed's
 // "the session's end kills it"): SIGTERM to the process groups its
 // descendants lead and to each descendant, SIGKILL to whatever is left after
 // grace (again, until none is left, for ones forked meanwhile), then waits up

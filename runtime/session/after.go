@@ -96,7 +96,7 @@ func doneCheckEnded(command, outcome string, code *int) string {
 	return fmt.Sprintf("`%s` ended %s, exit code %s", command, outcome, c)
 }
 
-// doneCheckMessage is LOOP-14's reopen message (ours).
+// doneCheckMessage is LOOP-14's reopen message.
 func doneCheckMessage(command, outcome string, code *int, tail string) string {
 	return "[done_check] " + doneCheckEnded(command, outcome, code) + "; its last output:\n" + tail
 }

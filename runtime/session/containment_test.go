@@ -10,7 +10,7 @@ import (
 	"github.com/murmur-go/mur/runtime/proc"
 )
 
-// Issue 9: capabilities.containment scoped on a kernel without Landlock
+// Containment scoped, asked of a kernel without Landlock,
 // refuses the launch with E-CAP-003 (MAN-4 step 5, nothing made); absent,
 // the session takes what the kernel offers; advisory opts out. Not
 // parallel: it stands in for the kernel's probe.

@@ -66,7 +66,7 @@ func (s *Session) buildDelegation() map[string]tool.Tool {
 		Mur:     mur, Parent: s.m, SessionID: s.id, URL: s.url, Workdir: s.workdir, Cwd: s.l.Opts.Cwd,
 		Stores: store.Stores{ProjectDir: s.l.Project, Home: s.cfg.Home}, Depth: depth, FormationID: formationID,
 		Deadline: s.deadline, Getenv: s.l.Opts.Getenv, NoEnvFile: s.l.Opts.NoEnvFile, LogsDir: s.logsDir,
-		Pass: telemetry.EnvNames(), // issue 14: a child's spans go where the parent's do
+		Pass: telemetry.EnvNames(), // a child's spans go where the parent's do
 	})
 	if err != nil {
 		s.bootstrap(fmt.Sprintf("delegation is unavailable: %v\n", err))

@@ -439,7 +439,7 @@ func (t *taskRun) observeTaskEnd(ctx context.Context, e ending) {
 }
 
 // SeedBudget is the most bytes an on-task-start hook's seed-context may
-// place at the head of a task's messages (ours).
+// place at the head of a task's messages.
 const SeedBudget = 32 << 10
 
 // taskStartHooks is on-task-start: the first seed-context answer, in

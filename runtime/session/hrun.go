@@ -291,7 +291,7 @@ func (t *taskRun) onEvent(r *hrun, st *runState, ev harness.Event, logf io.Write
 	}
 }
 
-// bridgeFailedMsg is HEV-8's message (ours).
+// bridgeFailedMsg is HEV-8's message.
 const bridgeFailedMsg = "the harness could not connect to the loopback tool server"
 
 // openTurn counts a turn the harness opened (PROC-14) and returns its

@@ -90,7 +90,7 @@ type Launch struct {
 	// Impls adds this build's other runtime-provided tools (call-member,
 	// end-without-answer); set it before Start.
 	Impls ToolImpls
-	// Containment is the class Start holds the tool processes to (issue 9):
+	// Containment is the class Start holds the tool processes to:
 	// capabilities.containment, or the best the kernel offers when absent.
 	Containment string
 	// Exit, when set, ends the process with a code: the formation's 20 s
@@ -174,7 +174,7 @@ func PrepareContext(ctx context.Context, opts Options) (*Launch, error) {
 	}
 	for _, step := range []func() error{
 		func() error { return l.applyOverrides(m) },
-		func() error { return l.decideContainment(m, path) },  // step 5 (issue 9: E-CAP-003)
+		func() error { return l.decideContainment(m, path) },  // step 5 (E-CAP-003)
 		func() error { return l.checkArtifacts(m, resolved) }, // step 8
 		func() error { return l.readFiles(m) },                // step 9
 		func() error { return l.readTask(m) },

@@ -31,7 +31,7 @@ type Result struct {
 	// Err is a failure that ended the session: E-RUN-007.
 	Err error
 	// FailedCalls are the launch task's member calls that did not end
-	// completed, in the order they were accounted for (issue 14): the
+	// completed, in the order they were accounted for: the
 	// answer may stand on them, so mur run names each at the end.
 	FailedCalls []trace.MemberCall
 }
@@ -145,7 +145,7 @@ func (s *Session) lifelineClosed(mem *formation.Member) {
 	_, _ = s.tr.Write(trace.FormationEnded{FormationID: mem.FormationID})
 	if !mem.Orderly() {
 		// Quiet success: the notice is an alarm for a launcher that died;
-		// one that ended the formation itself announced it (issue 15).
+		// one that ended the formation itself announced it.
 		fmt.Fprintln(s.cfg.Stderr, formation.LifelineClosedNotice)
 	}
 	if s.l.Exit != nil {

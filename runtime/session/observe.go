@@ -28,7 +28,7 @@ func (s *Session) knownTool(name string) bool {
 // Metrics are the session's metric families, for the door's registry.
 func (s *Session) Metrics() *telemetry.Metrics { return s.metrics }
 
-// observeInference ends an inference call's span and counts it (issue 14):
+// observeInference ends an inference call's span and counts it:
 // outcome ok, canceled when the task's context ended it, else the LOOP-19
 // cause.
 func (t *taskRun) observeInference(span oteltrace.Span, ctx context.Context, kind string, start time.Time, resp *driver.Response, err error) {
@@ -58,7 +58,7 @@ func (t *taskRun) observeInference(span oteltrace.Span, ctx context.Context, kin
 	}
 }
 
-// onRetry is driver.Request.OnRetry for turn (issue 14): a driver_retry
+// onRetry is driver.Request.OnRetry for turn: a driver_retry
 // record, the retry counted (through the record), and under -v a line on
 // stderr.
 func (t *taskRun) onRetry(turn int) func(driver.Retry) {

@@ -132,7 +132,7 @@ func systemPrompt(name, version, prompt string) string {
 // workdir, which differ between sessions of one capsule. It is the user
 // message right after each task's first one, so that everything before the
 // task (system prompt, tools) stays the same bytes from session to session
-// and the provider's prompt cache serves it (issue 15).
+// and the provider's prompt cache serves it.
 func sessionContext(ses, url, workdir string) string {
 	return fmt.Sprintf("[Session]\nsession: %s\ndoor: %s\nworkdir: %s", ses, url, workdir)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 )
 
-// decideContainment is MAN-4 step 5's containment check (issue 9):
+// decideContainment is MAN-4 step 5's containment check:
 // capabilities.containment scoped on a kernel without Landlock refuses the
 // launch with E-CAP-003; absent, the session takes the best the kernel
 // offers.

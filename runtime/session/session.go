@@ -47,13 +47,13 @@ type StartConfig struct {
 	// "" means os.Executable().
 	Mur string
 	// Cgroup makes a cgroup for the session's tool processes where the
-	// machine lets it (issue 9); only a process that owns its descendants
+	// machine lets it; only a process that owns its descendants
 	// (mur run) sets it.
 	Cgroup bool
-	// Verbose (-v) also prints each driver retry on Stderr (issue 14).
+	// Verbose (-v) also prints each driver retry on Stderr.
 	Verbose bool
 	// Progress, when set, hears when the loop starts waiting on the model
-	// and when the model answers (cmd/mur's live status line, issue 14).
+	// and when the model answers (cmd/mur's live status line).
 	Progress Progress
 }
 
@@ -95,7 +95,7 @@ type Session struct {
 	shell   *shell.Shell
 	works   *shell.Works
 	env     []string
-	sandbox *proc.Sandbox   // starts every tool process (issue 9)
+	sandbox *proc.Sandbox   // starts every tool process
 	cgroup  *proc.Cgroup    // nil: none
 	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
 	peer    *peerfile.Plane // exports.peer_files; nil without it
@@ -107,7 +107,7 @@ type Session struct {
 	launchTask  string                // the launch task's id, "" without one
 	lastSpan    oteltrace.SpanContext // the latest task's span (OTEL-1: a delegated child's completion carries it); under mu
 	callsMu     sync.Mutex            // guards failedCalls: taken by the trace writer's observer, never around a write
-	failedCalls []trace.MemberCall    // the launch task's member calls not ended completed (issue 14)
+	failedCalls []trace.MemberCall    // the launch task's member calls not ended completed
 
 	deadline    *time.Time
 	noticeAfter *time.Time // when the deadline notice becomes due

@@ -236,7 +236,7 @@ func (t *taskRun) finish(e ending) {
 	case StatusFailed:
 		_, _ = s.tr.Write(trace.TaskFailed{TaskID: t.id, Turn: t.turnIndex(), Cause: e.cause, Reason: e.reason})
 	}
-	// Issue 9: a task whose records are lost (a records directory deleted
+	// A task whose records are lost (a records directory deleted
 	// under the session, a full disk) is not reported done: the trace is
 	// checked before the outcome, and a failed trace fails the task with
 	// E-RUN-007's text; the session then ends with it (LOOP-19).

@@ -249,7 +249,7 @@ func (c *Child) exitText() string {
 }
 
 // ResultFile is the child's copy of its last result in its runtime
-// directory, <workdir>/.murmur/<ses_id>/result.txt (ours): inside the
+// directory, <workdir>/.murmur/<ses_id>/result.txt: inside the
 // parent's workdir, so the parent reads it with an ordinary tool call
 // (DLG-8).
 const ResultFile = "result.txt"

@@ -75,7 +75,7 @@ type Config struct {
 	Getenv func(string) string
 	// Pass are names each child gets from Getenv as they are, when set: the
 	// parent's OpenTelemetry variables, so a child's spans go where its
-	// parent's do (issue 14, OTEL-2).
+	// parent's do (OTEL-2).
 	Pass []string
 	// NoEnvFile is the parent's --no-env-file, which each child gets too;
 	// otherwise a child loads its project's .env as its parent did

@@ -158,7 +158,7 @@ func (h *Hub) args(req Request, r store.Resolved, dir string) []string {
 // both capsules' env.allow list that the parent holds — and MURMUR_HOME, so
 // the child's records, running record and global store are the parent's
 // (ours: without it a child would write under ~/.murmur), and the Pass
-// names the parent has set (ours: its OTEL_* variables, issue 14).
+// names the parent has set (its OTEL_* variables).
 func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	get := h.cfg.Getenv
 	var env []string

@@ -27,12 +27,12 @@ func notAllowed(name string) *Refusal {
 	return &Refusal{fmt.Sprintf("capsule '%s' is not in parent's spawn_allow", name)}
 }
 
-// tooDeep refuses a child below MaxDepth (ours).
+// tooDeep refuses a child below MaxDepth.
 func tooDeep(name string, depth int) *Refusal {
 	return &Refusal{fmt.Sprintf("capsule '%s' would run %d levels below the top-level capsule, and delegation goes at most %d levels deep; this capsule is at the last level, so it must do the work itself", name, depth, MaxDepth)}
 }
 
-// tooMany refuses a fifth live child (ours).
+// tooMany refuses a fifth live child.
 func tooMany(name string) *Refusal {
 	return &Refusal{fmt.Sprintf("capsule '%s' was not started: this capsule already runs %d sub-capsules, the most it may run at once; wait for an outcome before delegating again", name, MaxLive)}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-// Sentinels of a lookup that would leave its store (issue 9: a version such
+// Sentinels of a lookup that would leave its store (a version such
 // as "../../tmp/x" once ran whatever capsule tree it named).
 var (
 	// ErrBadRef: the name or version is not one (manifest.NameProblem,

@@ -10,7 +10,7 @@ import (
 
 // TestListSkipsForeignMeta: a store entry whose meta.json names another
 // name or version than its directories is left out of List, so nothing
-// builds a path from its words (issue 9 item 1: pull-artifact's tree path
+// builds a path from its words (pull-artifact's tree path
 // came from meta.json's version); a bad name or version never reaches a
 // lookup (ErrBadRef).
 func TestListSkipsForeignMeta(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // flock takes an exclusive flock(2) on the directory dir, waiting for any
 // other holder (another process, or another open here), and returns the
 // function that releases it. The lock is advisory: it serialises mur's own
-// read-modify-writes of murmur.lock and of a store's directories (issue 9).
+// read-modify-writes of murmur.lock and of a store's directories.
 // It goes when the process does, so a killed holder never leaves it taken.
 func flock(dir string) (unlock func(), err error) {
 	f, err := os.Open(dir)

@@ -18,7 +18,7 @@ import (
 )
 
 // skipped reports whether a directory entry is neither copied nor hashed
-// (STORE-4): .git/, .murmur/ and .env, at any depth, and (ours) murmur.lock
+// (STORE-4): .git/, .murmur/ and .env, at any depth, and murmur.lock
 // at the root: a capsule directory that is also its own project holds the
 // lock that installing it writes, which must not change what it hashes to.
 func skipped(name string, root bool) bool {

@@ -54,7 +54,7 @@ func (s Stores) install(srcDir string, a ArtifactID, scope Scope, force bool) (R
 		return s.placeGlobal(abs, srcDir, a, sum, force)
 	}
 	// The pin check, the copy and the pin are one step for every other mur
-	// writing this project's lock (issue 9).
+	// writing this project's lock.
 	unlock, err := flock(s.ProjectDir)
 	if err != nil {
 		return Resolved{}, err
@@ -286,7 +286,7 @@ func (s Stores) placeChecked(scope Scope, srcTree string, a ArtifactID, sum, sou
 			return Resolved{}, err
 		}
 	}
-	// One writer at a time replaces a store's entries (issue 9: two installs
+	// One writer at a time replaces a store's entries (two installs
 	// of one name@version raced on the rename).
 	unlock, err := flock(root)
 	if err != nil {

@@ -139,7 +139,7 @@ func WriteLock(projectDir string, l *Lock) error {
 }
 
 // EditLock is one read-modify-write of <project>/murmur.lock, serialised
-// across processes by an exclusive flock on <project> (issue 9: two mur
+// across processes by an exclusive flock on <project> (two mur
 // installs at once lost pins). edit gets the lock as ReadLock returns it (nil
 // when there is none) and returns the lock to write, or nil to write nothing;
 // its error is returned as is and nothing is written. ReadLock's errors are

@@ -7,7 +7,7 @@ import (
 )
 
 // TestEditLockSerialises: concurrent EditLocks of one project each add their
-// own entry and none is lost (issue 9 item 4; flock conflicts between two
+// own entry and none is lost (flock conflicts between two
 // opens in one process as between two processes).
 func TestEditLockSerialises(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,5 @@
 // Package telemetry is a session's OpenTelemetry tracing and its metrics
-// beyond the door (issue 14; docs/telemetry.md, docs/metrics.md).
+// beyond the door (docs/telemetry.md, docs/metrics.md).
 //
 // Tracing: Setup builds a session's tracer provider. Spans always get real
 // W3C ids, so trace context crosses members whether or not it is exported

@@ -16,7 +16,7 @@ const OtherTool = "other"
 // latencyBuckets span a fast tool to a model at its 300 s request timeout.
 var latencyBuckets = []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
-// Metrics are a session's own families beyond the door's (issue 14), for
+// Metrics are a session's own families beyond the door's, for
 // the door's registry. Labels carry kinds, names from the manifest and the
 // roster, and outcomes — never ids (GO-6). Safe for concurrent use.
 type Metrics struct {

@@ -20,7 +20,7 @@ type CallDenied struct {
 // the session survives (an observer, a reopen or seed hook, an async
 // queue). Arm is the unsupported answer, or "error", "timeout" or
 // "queue-overflow"; event is "drain" for the session-end drain. Reason
-// says what happened (ours).
+// says what happened.
 type HookDispatchError struct {
 	HookName string `json:"hook_name"`
 	Event    string `json:"event"`

@@ -33,7 +33,7 @@ type MemberCall struct {
 	Truncated    bool   `json:"truncated"`
 	Delivered    bool   `json:"delivered"`
 	// CascadeCanceled: the calling task ended with this call undelivered and
-	// cancel: cascade had its member task canceled (ours, issue 12); absent
+	// cancel: cascade had its member task canceled; absent
 	// otherwise, so a roster without it writes the record as before.
 	CascadeCanceled bool `json:"cascade_canceled,omitzero"`
 }

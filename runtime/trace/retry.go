@@ -1,6 +1,6 @@
 package trace
 
-// DriverRetry is driver_retry (issue 14, DRV-4; ours): one inference
+// DriverRetry is driver_retry (DRV-4): one inference
 // attempt that failed and is tried again, written before the wait, under
 // the task (the turn's inference record comes after the call). cause is
 // rate_limited (429), server_error (5xx) or connection; status is null when

@@ -166,7 +166,7 @@ type SessionEnd struct {
 	ExitStatus        string `json:"exit_status"` // LOOP-20
 }
 
-// Retention is retention (ours): one per store and reason that removed
+// Retention is retention: one per store and reason that removed
 // anything.
 type Retention struct {
 	Store   string   `json:"store"`  // "records"

@@ -27,7 +27,7 @@ type Inference struct {
 	Decision           string  `json:"decision"` // tool_call | end_turn | text
 	StopReason         string  `json:"stop_reason"`
 	ToolName           *string `json:"tool_name"`   // the first requested, or null
-	DurationMS         int64   `json:"duration_ms"` // the driver call, retries and waits included (ours, issue 14)
+	DurationMS         int64   `json:"duration_ms"` // the driver call, retries and waits included
 	InputTokensActual  *int64  `json:"input_tokens_actual,omitempty"`
 	OutputTokensActual *int64  `json:"output_tokens_actual,omitempty"`
 	CachedTokens       *int64  `json:"cached_tokens,omitempty"`

@@ -94,7 +94,7 @@ type DeadlineNotice struct {
 }
 
 // ArtifactPulled is artifact_pulled (tools.md PULL-6), then where it was
-// fetched from and its digest (ours).
+// fetched from and its digest.
 type ArtifactPulled struct {
 	Turn        int    `json:"turn"`
 	TaskID      string `json:"task_id"`

@@ -49,8 +49,8 @@ type Writer struct {
 // object. Call it once, before the Writer is shared.
 func (w *Writer) Redact(fn func(line []byte) []byte) { w.redact = fn }
 
-// Observe has fn called with every record once it is written (metrics,
-// issue 14), synchronously, after the write and outside the Writer's lock,
+// Observe has fn called with every record once it is written (for metrics),
+// synchronously, after the write and outside the Writer's lock,
 // so fn may take its own locks but must not block. Call it once, before the
 // Writer is shared.
 func (w *Writer) Observe(fn func(Record)) { w.observe = fn }
@@ -167,7 +167,7 @@ func (w *Writer) writeLocked(k *Kind, taskID, parentID string, r Record) (string
 	line = append(line, '\n')
 	if n, err := w.f.Write(line); err != nil {
 		if n > 0 && w.sized {
-			// A record is written whole or not at all (issue 9): a short
+			// A record is written whole or not at all: a short
 			// write (a full disk) is cut back to the last whole line.
 			if t, ok := w.f.(interface{ Truncate(int64) error }); ok {
 				_ = t.Truncate(w.size)
@@ -230,7 +230,7 @@ func (w *Writer) failLocked(err error) error {
 // succeed, into a file nobody can read again.
 var ErrRemoved = errors.New("the file was removed (its link count is 0)")
 
-// Check is a durable point without a record (issue 9): it fails the writer
+// Check is a durable point without a record: it fails the writer
 // with E-RUN-007 when the trace file has been removed, and returns the
 // writer's error. Every fsynced record checks the same way.
 func (w *Writer) Check() error {

@@ -359,7 +359,7 @@ func (f *shortFile) Write(p []byte) (int, error) {
 	return n, syscall.ENOSPC
 }
 
-// Issue 9: a short write is cut back to the last whole line, and the writer
+// A short write is cut back to the last whole line, and the writer
 // fails with E-RUN-007 (LOOP-19).
 func TestShortWriteCutBack_LOOP19(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
@@ -385,7 +385,7 @@ func TestShortWriteCutBack_LOOP19(t *testing.T) {
 	_ = w.Close()
 }
 
-// Issue 9: a trace file removed under the session fails the writer at the
+// A trace file removed under the session fails the writer at the
 // next durable record, naming the path.
 func TestRemovedTraceFails_ERUN007(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")

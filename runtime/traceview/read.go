@@ -31,14 +31,14 @@ type Trace struct {
 	Delegations []trace.Delegation
 	// Input holds input_request, input_reply and input_timeout records in
 	// file order; PeerFiles peer_handle_mint, peer_handle_redeem and
-	// peer_file_fetch records (issue 14).
+	// peer_file_fetch records.
 	Input     Input
 	PeerFiles PeerFiles
 	// Hooks holds the policy and observer hooks' records.
 	Hooks Hooks
 	// Live is true for a trace with no session_end yet: a session still
 	// running (or one that ended without writing it). End is then zero and
-	// LastMS is the newest record's timestamp (issue 14).
+	// LastMS is the newest record's timestamp.
 	Live            bool
 	StartMS, LastMS int64 // the first and the newest record's timestamps, Unix ms
 
@@ -50,7 +50,7 @@ type Trace struct {
 // types (trace.Line.Record); unknown record types are skipped. Errors are
 // *diag.Diagnostic: E-TRC-001 `<path>:<line>: malformed JSON: <error>`, then
 // `no session_start event found`; E-IO-001 when the file cannot be read. A
-// trace without session_end is read as Live (issue 14: a running session's
+// trace without session_end is read as Live (a running session's
 // trace is readable), the last line only when it is whole.
 func Read(path string) (*Trace, error) {
 	f, err := os.Open(path)

@@ -44,7 +44,7 @@ func Render(tr *Trace) string {
 	}))
 	add("Member calls", each(tr.MemberCalls, func(m trace.MemberCall) string {
 		l := fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
-		if m.Status != "completed" { // issue 14: why, never only that it failed
+		if m.Status != "completed" { // why, never only that it failed
 			l += "  — " + Cut(m.Output)
 		}
 		return l
@@ -144,7 +144,7 @@ func modelOf(m *string) string {
 }
 
 // turnsSection is the turn count and, when the inference records carry
-// duration_ms, the model's latency (issue 14).
+// duration_ms, the model's latency.
 func turnsSection(tr *Trace) []string {
 	// max_turns bounds each task: beside a total over several tasks it says so.
 	count := fmt.Sprintf("%d  (max: %d)", tr.End.TotalTurns, tr.Start.MaxTurns)

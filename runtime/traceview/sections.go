@@ -23,7 +23,7 @@ type PeerFiles struct {
 	Fetches []trace.PeerFileFetch    `json:"fetches"`
 }
 
-// inputLines is the Input section (issue 14): one line per question, in the
+// inputLines is the Input section: one line per question, in the
 // order asked, with its answer: who replied and after how long, no reply
 // within the bound, or none yet.
 func inputLines(tr *Trace) []string {
@@ -77,7 +77,7 @@ func inputLines(tr *Trace) []string {
 	return lines
 }
 
-// peerLines is the Peer files section (issue 14): one line per record in
+// peerLines is the Peer files section: one line per record in
 // file order, a refusal with its reason.
 func peerLines(tr *Trace) []string {
 	var lines []string
@@ -122,7 +122,7 @@ func peerLines(tr *Trace) []string {
 	return lines
 }
 
-// latency is the Turns section's model latency (issue 14): the mean and the
+// latency is the Turns section's model latency: the mean and the
 // slowest of the inference records' duration_ms, "" when none carries one
 // (a trace written before the field, or a harness's turns).
 func latency(tr *Trace) string {

@@ -13,7 +13,7 @@ type Summary struct {
 	CapsuleVersion string   `json:"capsule_version"`
 	Model          *string  `json:"model"`  // null: a harness on its own default (process.md HREC-4)
 	Status         string   `json:"status"` // session_end.exit_status; "running" while live
-	Live           bool     `json:"live"`   // no session_end yet (issue 14)
+	Live           bool     `json:"live"`   // no session_end yet
 	DurationMS     int64    `json:"duration_ms"`
 	Capabilities   []string `json:"capabilities"`
 	Tools          []string `json:"tools"`

@@ -9,7 +9,7 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// Event is one line of a timeline (issue 14): when, whose, what. Calls
+// Event is one line of a timeline: when, whose, what. Calls
 // between members read as arrows: "→ worker" for a call handed over, "←
 // worker" for its outcome.
 type Event struct {

@@ -146,7 +146,7 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// TestReadLive (issue 14): a trace without session_end, as a running
+// TestReadLive: a trace without session_end, as a running
 // session leaves it, is read and marked live, its totals so far counted
 // from its records; a last line still being written is left for later.
 func TestReadLive(t *testing.T) {

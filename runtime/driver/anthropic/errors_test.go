@@ -113,7 +113,7 @@ func TestFakeChecksShape(t *testing.T) {
 
 // TestNotFound: a 404 is never bare: its reason names the URL posted to and
 // the endpoint rule, since a wrong endpoint and an unknown model both answer
-// it (DRV-6, issue 15).
+// it (DRV-6).
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	srv := fake.New(fake.Config{APIKey: "k"})

@@ -41,7 +41,7 @@ type cacheControl struct {
 
 // breakpoint is the cache_control the driver marks: on the last tool and on
 // the system prompt, the two parts that do not change between a capsule's
-// sessions (issue 15).
+// sessions.
 var breakpoint = &cacheControl{Type: "ephemeral"}
 
 type message struct {

@@ -240,7 +240,7 @@ func TestFakeChecksShape(t *testing.T) {
 
 // TestNotFound: a 404 is never bare: its reason names the URL posted to and
 // the endpoint rule (an Ollama endpoint without /v1 answers 404 at
-// /chat/completions; DRV-5, issue 15).
+// /chat/completions; DRV-5).
 func TestNotFound(t *testing.T) {
 	t.Parallel()
 	srv := fake.New(fake.Config{APIKey: "k"})

@@ -16,8 +16,8 @@ import (
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
-// callsPerOp is the round trips one benchmark iteration makes (issue 10:
-// "over 1,000 calls").
+// callsPerOp is the round trips one benchmark iteration makes: over
+// 1,000 calls.
 const callsPerOp = 1000
 
 // trivial is a tool that answers at once, as a tool answers the loop.
@@ -31,8 +31,8 @@ func (trivial) Call(context.Context, *tool.CallContext, json.RawMessage) tool.Re
 	return tool.Result{Status: tool.Passed, Summary: "noop: ok", Data: "ok"}
 }
 
-// BenchmarkBridgedCall is a bridged tool round trip (issue 10's
-// benchmark): a harness-side MCP tools/call from the go-sdk client over
+// BenchmarkBridgedCall is a bridged tool round trip: a
+// harness-side MCP tools/call from the go-sdk client over
 // loopback HTTP, with claude's _meta, through the bridge's queue and
 // attribution to Dispatch of a trivial tool, its result fenced as the loop
 // renders it (tool.Result.Content), and the answer back. Each iteration is

@@ -53,7 +53,7 @@ func (n *Native) FullName() string { return n.Ref }
 // Required lists the schema's required fields.
 func (n *Native) Required() []string { return n.RequiredIn }
 
-// nativeStopped is LOOP-10's error for a tool killed at its limit (ours).
+// nativeStopped is LOOP-10's error for a tool killed at its limit.
 func nativeStopped(name string, limit time.Duration) string {
 	return fmt.Sprintf("tool '%s' was stopped after %ds", name, int64(limit/time.Second))
 }

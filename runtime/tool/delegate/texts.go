@@ -11,7 +11,7 @@ import (
 // Every text delegate-task hands the model, exact (tools.md §13; ours where
 // the spec fixes only content).
 
-// description is DLG-1's tool description (ours).
+// description is DLG-1's tool description.
 const description = "Hands one task to one sub-capsule, which the runtime starts for it, and returns as soon as the sub-capsule is running and holding the task. " +
 	"capsule is the sub-capsule's name and version its exact version, as capabilities.spawn.allow lists them; task is the whole of what it is told, so put everything it needs in the task text. " +
 	"The result names the delegation id and the sub-capsule's directory. Its outcome is not in the result: it arrives in this conversation, naming the delegation id, after you end your turn, with where the sub-capsule's result file is. " +
@@ -32,12 +32,12 @@ const (
 // refusedNoTask refuses a call outside a task (ours, as call-member's CALL-2).
 const refusedNoTask = "'delegate-task' is answered only while a task runs; this session is running none"
 
-// noteStarted is DLG-4's note on a started delegation (ours).
+// noteStarted is DLG-4's note on a started delegation.
 func noteStarted(capsule, id string) string {
 	return fmt.Sprintf("[delegate-task] %s is now working on delegation %s. Its outcome is not in this result: the runtime adds it to this conversation after you end your turn.", capsule, id)
 }
 
-// summary is TOOL-9's "<tool>: <outcome>" (ours).
+// summary is TOOL-9's "<tool>: <outcome>".
 func summary(capsule, outcome string) string {
 	return fmt.Sprintf("delegate-task %s: %s", capsule, outcome)
 }
@@ -75,12 +75,12 @@ func waitingText(n int) string {
 	return fmt.Sprintf("waiting on delegate-task: %d delegation(s) outstanding", n)
 }
 
-// continuingText is RND-2's status for delegations (ours).
+// continuingText is RND-2's status for delegations.
 func continuingText(n int) string {
 	return fmt.Sprintf("continuing with %d delegation outcome(s)", n)
 }
 
-// deadlineReason is DLG-5's reason, naming the bound in seconds (ours).
+// deadlineReason is DLG-5's reason, naming the bound in seconds.
 func deadlineReason(secs int) string {
 	return fmt.Sprintf("the delegation ran past its deadline of %ds (lifecycle.delegation_deadline_secs), so the runtime ended the sub-capsule", secs)
 }

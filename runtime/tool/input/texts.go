@@ -33,7 +33,7 @@ const (
 const textCanceled = "the task was canceled while it waited for the operator's reply"
 
 // textTimedOut is the call's result at INP-7's timeout: INP-12's text, the
-// bridged call's answer, kept the same here (ours).
+// bridged call's answer, kept the same here.
 func textTimedOut(secs int) string {
 	return fmt.Sprintf("no reply arrived within %ds; this task ends", secs)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/murmur-go/mur/a2a"
 )
 
-// cascade is the roster's cancel: cascade (ours, issue 12), run by Abandon
+// cascade is the roster's cancel: cascade, run by Abandon
 // once the calls' goroutines have ended: the calling task is ending without
 // having these calls' outcomes delivered, so every member task one of them
 // holds that may still be live gets a CancelTask, all at once, each bounded

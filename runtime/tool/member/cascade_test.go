@@ -27,7 +27,7 @@ func cascadeFixture(t *testing.T, door *fakeDoor, deadline time.Duration) *fixtu
 	return f
 }
 
-// TestCascade is cancel: cascade (issue 12): a calling task that ends with a
+// TestCascade is `cancel: cascade`: a calling task that ends with a
 // held call undelivered sends CancelTask for the member's task and records
 // cascade_canceled; a member task that had already ended, or a call never
 // held, is left alone; with cascade off (TestAbandon's "held") no cancel is

@@ -80,7 +80,7 @@ type Config struct {
 	Timing Timing
 	// HTTPClient sends every request; nil means a client of its own.
 	HTTPClient *http.Client
-	// Cascade is the roster's cancel: cascade (ours, issue 12): when the
+	// Cascade is the roster's `cancel: cascade`: when the
 	// calling task ends with a call's outcome undelivered, the call set
 	// sends CancelTask for the member's task if it may still be live, and
 	// its member_call says cascade_canceled. False keeps CALL-9/CALL-10:

@@ -126,7 +126,7 @@ func outputAbandonedHeld(member string) string {
 }
 
 // outputCascaded is an abandoned held call's output once cancel: cascade
-// canceled the member's task (ours, issue 12).
+// canceled the member's task.
 func outputCascaded(member string) string {
 	return "the calling task ended before " + member + "'s answer arrived; " + member + "'s task was canceled (cancel: cascade)"
 }

@@ -41,7 +41,7 @@ func formatTTL(d time.Duration) string {
 	return fmt.Sprintf("%ds", s)
 }
 
-// TOOL-11 refusals of a malformed input (ours).
+// TOOL-11 refusals of a malformed input.
 const (
 	needsPeer = "peer as host:port or an http(s) URL"
 	needsTTL  = "ttl as a positive duration such as 10m"
@@ -57,7 +57,7 @@ func failed(name, code, message string) tool.Result {
 		}{code, message})}
 }
 
-// The fetcher's own outcomes (PFILE-6) and their sentences (ours).
+// The fetcher's own outcomes (PFILE-6) and their sentences.
 const (
 	codePeerNotAllowed  = "peer_not_allowed"
 	codePeerUnreachable = "peer_unreachable"

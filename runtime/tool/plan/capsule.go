@@ -23,7 +23,7 @@ const (
 )
 
 // capsuleHint is the description's sentence on capsule steps, when the
-// capsule may run any (ours).
+// capsule may run any.
 func capsuleHint(c *Capsules) string {
 	if c == nil || len(c.Allow) == 0 {
 		return ""

@@ -44,7 +44,7 @@ const (
 // planCanceled is PLAN-7's plan_end reason when the task is cancelled.
 const planCanceled = "the task running this plan was cancelled"
 
-// PLAN-5's refusals (ours): the call's error text is planRefused(id, why).
+// PLAN-5's refusals: the call's error text is planRefused(id, why).
 
 func planRefused(id, why string) string {
 	return fmt.Sprintf("plan '%s' was refused before any step ran: %s", id, why)
@@ -97,7 +97,7 @@ func planCycle(ids []string) string {
 	return fmt.Sprintf("steps %s wait on each other in a cycle, so none of them can start", strings.Join(ids, ", "))
 }
 
-// Step errors in a report (ours).
+// Step errors in a report.
 func stepUnsettled(r ref) string {
 	return fmt.Sprintf("%s names step '%s', which has not settled; list it in depends_on", r, r.step)
 }
@@ -141,7 +141,7 @@ var _ Spawner = (*spawn.Hub)(nil)
 // capsuleVersion is the version a capsule step runs its capsule at (PLAN-2):
 // the capabilities.spawn.allow entry's, which pins one exact version; with
 // several entries of that name, 0.1.0 when it is one of them, else the
-// first (ours).
+// first.
 func (t *planTool) capsuleVersion(name string) (string, bool) {
 	c := t.cfg.Capsules
 	if c == nil {

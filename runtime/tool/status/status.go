@@ -133,7 +133,7 @@ func counter(c *Counter) any {
 	return reportCounter{Used: c.Used, Left: max(c.Limit-c.Used, 0)}
 }
 
-// Report is STATUS-1's object, keys in its order (ours): time, turns,
+// Report is STATUS-1's object, keys in its order: time, turns,
 // keep_working, done_check, context, (quota: never under http), tokens,
 // spend. A value not measured or not configured holds "unknown" or
 // "none" instead (the fields typed any).

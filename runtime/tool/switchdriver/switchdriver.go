@@ -64,7 +64,7 @@ func (t *switchTool) Spec() tool.Spec {
 	return tool.Spec{Name: tool.NameSwitchDriver, Description: desc, InputSchema: json.RawMessage(schema), Kind: tool.KindRuntime}
 }
 
-// SWD-3's refusal texts (ours).
+// SWD-3's refusal texts.
 func swdUndeclared(name string, choices []string) string {
 	return fmt.Sprintf("driver '%s' is not a declared driver choice; the choices are %s", name, strings.Join(choices, ", "))
 }

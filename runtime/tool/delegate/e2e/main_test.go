@@ -56,7 +56,7 @@ func (w *world) write(t testing.TB, rel, text string) string {
 // unconfined is the capabilities body of a child whose shell meets the test
 // on a named pipe outside its workdir, or reads its own process's
 // environment: bash, with the advisory containment class, since a scoped
-// session's tool processes reach only their workdir (issue 9's Landlock).
+// session's tool processes reach only their workdir (Landlock).
 const unconfined = "  shell:\n    allow: [bash]\n  containment: advisory\n"
 
 // capsule is one capsule: caps is its capabilities block's body (indented

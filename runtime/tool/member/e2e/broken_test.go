@@ -56,7 +56,7 @@ rules:
       - text: "lead: done"
 `}
 
-// TestBrokenRosterLifecycle is issue 14's first mistake: worker's lifecycle
+// TestBrokenRosterLifecycle is a roster mistake that otherwise ends quietly: worker's lifecycle
 // key is misspelt, so it keeps after_task: exit and ends after its first
 // task. mur doctor warns about both (W-SEC-019 naming the member, W-ROS-002);
 // the launch prints them before it starts, and its last stderr lines name
@@ -102,7 +102,7 @@ func TestBrokenRosterLifecycle(t *testing.T) {
 	}
 }
 
-// TestBrokenRosterEgress is issue 14's second mistake: the lead's
+// TestBrokenRosterEgress is a second such mistake: the lead's
 // capabilities.network.allow lacks localhost, so every call is refused.
 // mur doctor warns (W-RUN-008); the launch prints it before starting and
 // ends naming the refused call.

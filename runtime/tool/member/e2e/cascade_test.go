@@ -102,7 +102,7 @@ func state(t *testing.T, door *client.Client, id a2a.TaskID) (a2a.TaskState, str
 // pollPeriod is call-member's GetTask period (CALL-10).
 const pollPeriod = 500 * time.Millisecond
 
-// TestCascade is cancel: cascade (issue 12) through a real formation: the
+// TestCascade is cancel: cascade through a real formation: the
 // entry's task is canceled at its door, and mid's and leaf's tasks read
 // CANCELED — canceled by CancelTask, while the formation still runs — by
 // the second of two GetTask polls one polling period apart; each caller's

@@ -19,7 +19,7 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// Issue 9, item 3: a member's tools cannot reach another member's files or
+// A member's tools cannot reach another member's files or
 // credentials. In a real formation a scoped peer's bash cats the entry's
 // running record (its operator token), a file in a sibling member's
 // workdir and a file outside its workdir: each is "Permission denied"

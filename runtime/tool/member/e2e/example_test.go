@@ -17,7 +17,7 @@ import (
 // install --force of each member into the project store, then mur run --roster —
 // on a copy, and checks the formation's answer: planner's task answered with
 // coder's code and reviewer's review, which holds the tests reviewer had
-// coder write (three members, three calls, issue 5's main example).
+// coder write (three members, three calls).
 func TestStudioExample(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)

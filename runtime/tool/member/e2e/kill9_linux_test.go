@@ -17,7 +17,7 @@ import (
 
 // escape starts two processes that leave the shell's process group and
 // session — a setsid'd grandchild and a double-forked daemon — each writing
-// its pid into the workdir, and returns once both have (issue 9). then runs
+// its pid into the workdir, and returns once both have. then runs
 // after.
 func escape(then string) string {
 	return `setsid sh -c 'echo $$ > gc.pid; exec sleep 3111' & ` +
@@ -49,7 +49,7 @@ func pidsIn(t *testing.T, dir string) []int {
 	return pids
 }
 
-// TestKill9LeavesNothing is issue 9's kill -9 matrix: the launcher, the
+// TestKill9LeavesNothing is the kill -9 matrix: the launcher, the
 // entry or a peer is SIGKILLed while both members' shell tools have left a
 // setsid'd grandchild and a double-forked daemon behind; 10 s after the
 // formation ends no process of it is left — members, escaped processes,

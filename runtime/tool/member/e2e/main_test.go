@@ -77,7 +77,7 @@ func (p *project) install(t testing.TB, caps ...capsule) {
 		shell := ""
 		if c.shell {
 			// The tests meet members' shell commands on fifos in the project
-			// directory, which a scoped peer cannot reach (issue 9): advisory
+			// directory, which a scoped peer cannot reach: advisory
 			// unless a test asks for more.
 			contain := c.contain
 			if contain == "" {

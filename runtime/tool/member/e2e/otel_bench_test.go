@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// BenchmarkFormation200CallsOTEL is issue 14's formation benchmark: one run
+// BenchmarkFormation200CallsOTEL is the formation benchmark with OTLP: one run
 // of a real formation making 200 member calls — the lead calls 20 workers
 // at once, 10 rounds — with OTLP export off and on (to a receiver the
 // benchmark runs). It reports the run's wall time (exec of mur run --roster

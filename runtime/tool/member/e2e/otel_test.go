@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// TestOneTraceAcrossMembers_OTEL1 is issue 14's OTLP test: a formation of
+// TestOneTraceAcrossMembers_OTEL1 is one trace across a formation (OTEL-1): a formation of
 // three processes, lead → mid → leaf, exports to a real OTLP/HTTP receiver
 // the test runs; every span of the run has one trace id, each member's task
 // span is parented on its caller's call-member span, and each callee's
