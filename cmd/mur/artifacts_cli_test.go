@@ -85,7 +85,7 @@ func (e *artEnv) golden(t *testing.T, name, got string) {
 }
 
 // kernelContainment is mur doctor's containment check on this kernel for a
-// manifest that declares none (issue 9); goldens name it $KERNEL.
+// manifest that declares none; goldens name it $KERNEL.
 func kernelContainment() string {
 	abi, err := proc.LandlockABI()
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // order, the system prompt — with the per-session [Session] block after the
 // task; the anthropic driver marks cache breakpoints on the last tool and
 // the system prompt; the provider's cached-token counts reach the trace and
-// mur trace show --json's tokens.cached (LOOP-6, DRV-5, DRV-6, issue 15).
+// mur trace show --json's tokens.cached (LOOP-6, DRV-5, DRV-6).
 func TestPromptCachePrefix(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"openai", "anthropic"} {

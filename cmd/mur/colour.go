@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ANSI SGR sequences for the marks mur colours on a terminal (issue 15):
+// ANSI SGR sequences for the marks mur colours on a terminal:
 // ✓ green, ✗ and errors red, warnings yellow.
 const (
 	sgrGreen  = "\x1b[32m"

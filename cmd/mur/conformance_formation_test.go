@@ -123,7 +123,7 @@ func TestMurConformanceFormationMemberDoor_AUTH6(t *testing.T) {
 	if err := os.WriteFile(scoped, []byte(toks["reader"]+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := e.command() // every token off the command line (issue 12)
+	cmd := e.command() // every token off the command line
 	cmd.Args = []string{murBin, "conformance", url, "--token", "scoped=@" + scoped, "--token", "member=@-",
 		"--task-text", "conformance: say done", "--slow-task-text", "hold on"}
 	cmd.Env = append(cmd.Env, "MURMUR_CONFORMANCE_TOKEN_DOOR="+toks["operator"])

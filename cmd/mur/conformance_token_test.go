@@ -25,7 +25,7 @@ func runConformanceWith(t *testing.T, env []string, stdin string, args ...string
 // MURMUR_CONFORMANCE_TOKEN_<KIND> — and the checks it turns on pass, with
 // nothing on stderr; --token wins over the variable. A token on the command
 // line still works, with one W-SEC-033 line: argv is readable by every local
-// user (issue 12).
+// user.
 func TestConformanceTokenSources_SEC(t *testing.T) {
 	t.Parallel()
 	url, token := serveTestDoor(t)

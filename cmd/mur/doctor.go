@@ -272,7 +272,7 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 }
 
 // checkContainment reports the class the capsule's tool processes would run
-// under (issue 9): scoped where the kernel offers Landlock, unless the
+// under: scoped where the kernel offers Landlock, unless the
 // manifest asks for advisory; scoped asked of a kernel without it is
 // E-CAP-003, as mur run refuses it.
 func (r *doctorReport) checkContainment(file, declared string) {

@@ -104,7 +104,7 @@ func doctorRosterBlock(ctx context.Context, env *Env, w io.Writer, dir string, s
 		return res
 	}
 	cwd, _ := os.Getwd()
-	ws = append(ws, launcher.MemberWarnings(f, env.Getenv, cwd, false)...) // issue 14
+	ws = append(ws, launcher.MemberWarnings(f, env.Getenv, cwd, false)...) // the members' own manifests too
 	fmt.Fprint(w, launcher.RosterBlock(path, f, ws, nil))
 	for _, wd := range ws {
 		res.warnFixes = append(res.warnFixes, wd.Hint)

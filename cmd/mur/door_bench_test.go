@@ -18,7 +18,7 @@ import (
 // BenchmarkDoorBodiesRSS sends 64 maximum-size bodies (just under DOOR-5's
 // 8 MiB, GetTask with a padded params) at once to a real door, per
 // iteration, and reports the door process's peak resident memory (VmHWM,
-// MiB) and how many of the 64 it answered 200 and 503 (issue 9 item 7).
+// MiB) and how many of the 64 it answered 200 and 503.
 func BenchmarkDoorBodiesRSS(b *testing.B) {
 	e := &runEnv{home: b.TempDir(), dir: b.TempDir()}
 	for name, body := range map[string]string{

@@ -49,8 +49,8 @@ func dialDoor(t *testing.T, addr string) net.Conn {
 
 // TestDoorCutsSlowBodies: a real door closes a connection whose body stops
 // arriving once its 30 s body deadline passes, whatever the framing and
-// route — a Content-Length body once held it forever (issue 9 item 7;
-// door.md DOOR-5). What is asserted is the close, never its time; the read
+// route — a Content-Length body once held it forever (door.md
+// DOOR-5). What is asserted is the close, never its time; the read
 // guard is far past 30 s.
 func TestDoorCutsSlowBodies(t *testing.T) {
 	t.Parallel()
@@ -87,7 +87,7 @@ func TestDoorCutsSlowBodies(t *testing.T) {
 }
 
 // TestDoorConnectionCap: mur run --max-connections 2 holds two connections;
-// a third is answered 503 with Retry-After and closed (issue 9 item 7).
+// a third is answered 503 with Retry-After and closed.
 func TestDoorConnectionCap(t *testing.T) {
 	t.Parallel()
 	addr := doorEnv(t).startDoor(t, "--max-connections", "2")
@@ -113,7 +113,7 @@ func TestDoorConnectionCap(t *testing.T) {
 // TestDoorBodyBudget: a real door holds four maximum-size bodies (8 MiB each,
 // its 32 MiB budget) while they arrive; a fifth is answered 503 with
 // Retry-After before a byte of it is read, and a small request is still
-// served (issue 9 item 7). Each holder waits for "100 Continue", which the
+// served. Each holder waits for "100 Continue", which the
 // door sends once it has taken the body's share and reads it.
 func TestDoorBodyBudget(t *testing.T) {
 	t.Parallel()

@@ -124,7 +124,7 @@ func TestDoctorFormationDir(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	// a and b run crew-worker, which declares no localhost egress: each is
-	// a caller that could reach no door (W-RUN-008, issue 14).
+	// a caller that could reach no door (W-RUN-008).
 	noEgress := func(m string) string {
 		return "  warning[W-RUN-008]: roster.yaml lets '" + m + "' call 'worker', but its capabilities.network.allow reaches no loopback http door at an unpinned port, so every call-member call will be refused; declare \"localhost\"\n"
 	}

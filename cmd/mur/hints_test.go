@@ -13,7 +13,7 @@ import (
 
 // The tests here run the command a diagnostic's hint names, from the
 // directory the failing command ran in, and check that it succeeds or that
-// the failing command then gets past the fault (issue 15: hints that lead
+// the failing command then gets past the fault (hints that lead
 // somewhere).
 
 // hintLine returns the text after "  hint: " in stderr.

@@ -14,7 +14,7 @@ import (
 // TestConcurrentInstallsKeepEveryPin: two `mur install`s into one project at
 // once, each of another artifact, both succeed and murmur.lock pins both, 50
 // rounds out of 50; both also land in the one global store they share
-// (issue 9 item 4; capsule.md STORE-5, CLI-6: mur install upserts).
+// (capsule.md STORE-5, CLI-6: mur install upserts).
 func TestConcurrentInstallsKeepEveryPin(t *testing.T) {
 	t.Parallel()
 	e := newArtEnv(t)
@@ -75,7 +75,7 @@ func TestConcurrentInstallsKeepEveryPin(t *testing.T) {
 
 // TestConcurrentInstallsOfOneArtifact: two `mur install -g` of the same
 // name@version at once both succeed, 50 rounds out of 50, and the store holds
-// it whole (issue 9 item 4: the store directory's replace is serialised).
+// it whole (the store directory's replace is serialised).
 func TestConcurrentInstallsOfOneArtifact(t *testing.T) {
 	t.Parallel()
 	e := newArtEnv(t)

@@ -93,7 +93,7 @@ func (e *artEnv) pointAt(t *testing.T, path, endpoint, fakeURL string) {
 // TestNewDriver: mur new <name> --driver openai|anthropic|ollama scaffolds a
 // capsule whose endpoint, model and key reference are the provider's, with a
 // .env.example naming the key; followed as its Next: lines say, with only
-// the endpoint's host moved to a fake of that provider, it runs (issue 15).
+// the endpoint's host moved to a fake of that provider, it runs.
 func TestNewDriver(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"openai", "anthropic", "ollama"} {
@@ -160,7 +160,7 @@ func TestNewDriver(t *testing.T) {
 // TestNewRosterDriver: mur new --roster crew --driver ollama puts both
 // members on Ollama's endpoint as written; installed and launched as its
 // Next: lines say, the formation runs: lead hands the task to worker with
-// call-member and answers with worker's answer (FCLI-9, issue 15).
+// call-member and answers with worker's answer (FCLI-9).
 func TestNewRosterDriver(t *testing.T) {
 	t.Parallel()
 	e := newArtEnv(t)

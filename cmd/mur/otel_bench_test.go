@@ -15,7 +15,7 @@ import (
 
 // BenchmarkDoorGetTaskOTEL is GetTask throughput through a real `mur run`
 // door (keep-alive clients in parallel, the task a completed one), with
-// OTLP export off and on (to a receiver the benchmark runs): issue 14's
+// OTLP export off and on (to a receiver the benchmark runs); the
 // goal is under 5 % apart. Run both in one go, interleaved (BENCHMARKS.md).
 //
 // It fails when it measured the wrong thing: an answer that is no GetTask

@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/proc"
 )
 
-// Issue 9, item 3: under containment scoped, network.allow entries that all
+// Under containment scoped, network.allow entries that all
 // name a port hold a shell command's TCP connects to those ports (Landlock
 // ABI ≥ 4): a connect elsewhere is refused, one to an allowed port works.
 func TestRunScopedConnectPorts_ISSUE9(t *testing.T) {

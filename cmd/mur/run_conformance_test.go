@@ -73,7 +73,7 @@ func stopConformer(t *testing.T, p *runProc) {
 }
 
 // A door served by `mur run` passes the whole conformance suite, auth checks
-// (a scoped credential's too) and slow-task checks included (issue 3: "passes mur conformance with
+// (a scoped credential's too) and slow-task checks included ("passes mur conformance with
 // 0 failed"; door.md GO-7).
 func TestMurRunDoorPassesConformance(t *testing.T) {
 	t.Parallel()

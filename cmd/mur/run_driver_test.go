@@ -72,7 +72,7 @@ func TestRunCredentialRejected_ERUN027(t *testing.T) {
 
 // TestRunAnthropicEndpointRule: an anthropic endpoint given with a trailing
 // /v1 is refused before anything starts, naming the URL to write; written as
-// it says, the capsule runs against the fake (DRV-6, issue 15: never a bare
+// it says, the capsule runs against the fake (DRV-6: never a bare
 // 404 from /v1/v1/messages).
 func TestRunAnthropicEndpointRule(t *testing.T) {
 	srv := anthropicfake.New(anthropicfake.Config{APIKey: "sk-ant"})

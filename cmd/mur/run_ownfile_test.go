@@ -11,7 +11,7 @@ import (
 // system_prompt_file and driver scripts must resolve, symlinks evaluated,
 // inside its store tree; one that names a file elsewhere — by "..", an
 // absolute path or a link — is refused E-MAN-003 at MAN-4 step 9 before
-// the file is read (issue 12). A project capsule, the operator's own, still
+// the file is read. A project capsule, the operator's own, still
 // reads the file it names wherever it is (capsule.md §1.6).
 func TestRunInstalledCapsuleReadsOnlyItsOwnFiles_MAN4(t *testing.T) {
 	secretDir := t.TempDir()

@@ -12,8 +12,8 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// escapeCommand starts two processes that leave the shell's process group
-// (issue 9): a setsid'd grandchild and a double-forked daemon, each writing
+// escapeCommand starts two processes that leave the shell's process group:
+// a setsid'd grandchild and a double-forked daemon, each writing
 // its pid, then reports on the ready fifo and waits on go.
 const escapeCommand = `setsid sh -c 'echo $$ > gc.pid; exec sleep 311' & ` +
 	`(sh -c 'echo $$ > d.pid; exec sleep 312' &) ; ` +
@@ -50,7 +50,7 @@ func sleepingEscape(t *testing.T) *runEnv {
 	return blockingCapsule(t, "lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n", escapeCommand)
 }
 
-// Issue 9, item 2: whatever ends the session, a process its shell tool
+// Whatever ends the session, a process its shell tool
 // started that left the process group (setsid, a double fork) ends with it
 // (the seed: "the session's end kills it").
 func TestRunEndKillsEscapedProcesses_ISSUE9(t *testing.T) {
@@ -75,7 +75,7 @@ func TestRunEndKillsEscapedProcesses_ISSUE9(t *testing.T) {
 	})
 }
 
-// Issue 9, item 2: `mur stop` ends a session whose tools left processes
+// `mur stop` ends a session whose tools left processes
 // outside their group; its residue line is true. Under SIGTERM the session
 // ends them itself: nothing is left. Under an immediate SIGKILL the session
 // cannot: mur stop finds them (MURMUR_SESSION_ID), kills them and says so.

@@ -14,7 +14,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// Issue 9, item 9: a records directory deleted under a running session is
+// A records directory deleted under a running session is
 // noticed at the next durable write (trace.jsonl's link count is 0); the
 // task is not reported done and the session ends E-RUN-007 naming the path.
 func TestRunRecordsDeleted_ERUN007(t *testing.T) {
@@ -36,7 +36,7 @@ func TestRunRecordsDeleted_ERUN007(t *testing.T) {
 	}
 }
 
-// Issue 9, item 5: on a full disk a trace record is written whole or not at
+// On a full disk a trace record is written whole or not at
 // all (a short write is cut back to the last newline) and the session ends
 // E-RUN-007 (LOOP-19). The disk is a 1 MiB tmpfs mounted here, which needs
 // root.

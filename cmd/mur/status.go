@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// Issue 14: how long the model may be silent before the live status line
+// How long the model may be silent before the live status line
 // shows, and how often it is redrawn.
 const (
 	statusAfter = 2 * time.Second
 	statusEvery = time.Second
 )
 
-// liveStatus is `mur run`'s one-line live status on a terminal's stderr
-// (issue 14): once the model has not answered for statusAfter it shows
+// liveStatus is `mur run`'s one-line live status on a terminal's stderr:
+// once the model has not answered for statusAfter it shows
 // "mur: waiting on model, <elapsed>", redrawn in place, and is cleared when
 // the model answers. Every other stderr write clears it first, so lines
 // never mix. It is a session.Progress and the stderr writer; it is made only

@@ -17,7 +17,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
-// TestLiveStatusOnTerminal (issue 14): while the model has not answered
+// TestLiveStatusOnTerminal: while the model has not answered
 // for more than 2 s, `mur run` on a terminal shows one status line,
 // redrawn in place, and clears it when the model answers; the same run with
 // stderr on a pipe, waiting on the model just as long, writes none. The

@@ -103,7 +103,7 @@ func traceShow(env *Env, workdir, arg string) (*traceview.Trace, error) {
 }
 
 // tracePath resolves the session (CLI-9) to its trace.jsonl: in the
-// workdir's records group, or — a full session id, issue 14 — wherever it
+// workdir's records group, or given a full session id, wherever it
 // ran.
 func tracePath(env *Env, workdir, arg string) (string, error) {
 	home, err := murhome.Home(env.Getenv)

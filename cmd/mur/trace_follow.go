@@ -20,7 +20,7 @@ import (
 // no change notice, and a person reading a timeline notices nothing shorter.
 const followEvery = 200 * time.Millisecond
 
-// followTrace is `mur trace show --follow` (issue 14): the trace's timeline
+// followTrace is `mur trace show --follow`: the trace's timeline
 // so far, then each record as it arrives, until session_end (exit 0) or an
 // interrupt (130).
 func followTrace(ctx context.Context, env *Env, path string) int {

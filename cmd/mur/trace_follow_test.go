@@ -13,7 +13,7 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// TestTraceShowLiveAndFollow (issue 14): a running session's trace is shown
+// TestTraceShowLiveAndFollow: a running session's trace is shown
 // as it is so far, marked live, by its full id from any directory; --follow
 // prints its timeline as records arrive and ends at its session_end.
 func TestTraceShowLiveAndFollow(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/murmur-go/mur/runtime/murhome"
 )
 
-// cmdView is `mur view` (issue 16): a live, read-only web view of a
+// cmdView is `mur view`: a live, read-only web view of a
 // formation or a session.
 var cmdView = &command{
 	name:    "view",

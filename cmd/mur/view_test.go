@@ -27,7 +27,7 @@ func viewCmd(home string, args ...string) *exec.Cmd {
 // TestViewUsageAndRefusals: --help prints the usage and exits 0; bad flags
 // and arguments are usage errors (exit 2); an id that is no full frm_/ses_
 // id, or one that neither runs nor left records, is a coded error (exit 1)
-// and nothing is served (issue 16).
+// and nothing is served.
 func TestViewUsageAndRefusals(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
