@@ -13,20 +13,22 @@ import (
 // Trace is what `mur trace show` needs from one trace.jsonl, records in
 // file order, each of its runtime/trace type.
 type Trace struct {
-	Path        string
-	SessionID   string
-	Start       trace.SessionStart
-	End         trace.SessionEnd
-	Inferences  []trace.Inference
-	ToolCalls   []trace.ToolCall
-	Shells      []trace.Shell
-	Detached    int // shell_detached records (counted with Shells, TRACE-4)
-	TaskStarts  []string
-	TaskEnds    []trace.TaskEnd
-	Failed      []trace.TaskFailed
-	Canceled    []trace.TaskCanceled
-	Rejected    []trace.TaskRejected
-	Reopened    []trace.TaskReopened
+	Path       string
+	SessionID  string
+	Start      trace.SessionStart
+	End        trace.SessionEnd
+	Inferences []trace.Inference
+	ToolCalls  []trace.ToolCall
+	Shells     []trace.Shell
+	Detached   int // shell_detached records (counted with Shells, TRACE-4)
+	TaskStarts []string
+	TaskEnds   []trace.TaskEnd
+	Failed     []trace.TaskFailed
+	Canceled   []trace.TaskCanceled
+	Rejected   []trace.TaskRejected
+	Reopened   []trace.TaskReopened
+	// Compactions holds compaction and compaction_declined records in order.
+	Compactions []trace.Record
 	MemberCalls []trace.MemberCall
 	Delegations []trace.Delegation
 	// Input holds input_request, input_reply and input_timeout records in
@@ -135,6 +137,8 @@ func parse(path string, r io.Reader) (*Trace, error) {
 			tr.Rejected = append(tr.Rejected, r)
 		case trace.TaskReopened:
 			tr.Reopened = append(tr.Reopened, r)
+		case trace.Compaction, trace.CompactionDeclined:
+			tr.Compactions = append(tr.Compactions, r)
 		case trace.CallDenied:
 			tr.Hooks.Denied = append(tr.Hooks.Denied, r)
 		case trace.HookDispatchError:

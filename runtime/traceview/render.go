@@ -10,7 +10,7 @@ import (
 
 // Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
 // Session, Turns, Tokens, Tool calls and Shell calls always; Failed,
-// Cancelled, Rejected, Reopens, Member calls, Delegations (ours, tools.md
+// Cancelled, Rejected, Reopens, Compaction, Member calls, Delegations (ours, tools.md
 // DLG-9), Input (request-input's questions, input.md INP-10) and Peer files
 // (PFILE-6) when such records exist;
 // Hooks (the hooks' denials, faults, seeds and run-inference calls; their
@@ -42,6 +42,7 @@ func Render(tr *Trace) string {
 	add("Reopens", each(tr.Reopened, func(r trace.TaskReopened) string {
 		return fmt.Sprintf("  reopen %d  %s: %s", r.ReopenNumber, r.HookName, Cut(r.Reason))
 	}))
+	add("Compaction", compactionLines(tr))
 	add("Member calls", each(tr.MemberCalls, func(m trace.MemberCall) string {
 		l := fmt.Sprintf("  %s  %s  %s  %s", m.CallID, m.Member, m.Status, Duration(m.DurationMS))
 		if m.Status != "completed" { // why, never only that it failed
@@ -258,4 +259,33 @@ func duration(tr *Trace) int64 {
 		return tr.LastMS - tr.StartMS
 	}
 	return tr.End.DurationMS
+}
+
+// compactionLines lists each compaction check that fired: the tokens it
+// replaced and what the replacement makes, or why it was declined.
+func compactionLines(tr *Trace) []string {
+	var out []string
+	for _, r := range tr.Compactions {
+		switch c := r.(type) {
+		case trace.Compaction:
+			out = append(out, fmt.Sprintf("  turn %d  %s  %s → %s tokens", c.Turn, c.HookName, thousands(c.TokensBefore), thousands(c.TokensAfter)))
+		case trace.CompactionDeclined:
+			out = append(out, fmt.Sprintf("  turn %d  declined: %s  (%s tokens)", c.Turn, c.Reason, thousands(c.Tokens)))
+		}
+	}
+	return out
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

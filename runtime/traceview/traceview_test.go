@@ -189,3 +189,20 @@ func TestFailedCallShowsReason(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderCompaction: the Compaction section lists each check that
+// fired, a replacement's tokens or a decline's reason.
+func TestRenderCompaction(t *testing.T) {
+	t.Parallel()
+	tr := &Trace{Compactions: []trace.Record{
+		trace.Compaction{Turn: 7, TaskID: "tsk_a", HookName: "murmur-hook-compact", TokensBefore: 12325, TokensBeforeSource: "estimate", TokensAfter: 5488},
+		trace.CompactionDeclined{Turn: 9, TaskID: "tsk_a", Tokens: 1234567, Reason: "unresolved_tool_call"},
+	}}
+	want := "── Compaction ───────────────────────────────────\n  turn 7  murmur-hook-compact  12,325 → 5,488 tokens\n  turn 9  declined: unresolved_tool_call  (1,234,567 tokens)\n"
+	if got := strings.Join(compactionLines(tr), "\n"); !strings.Contains(header("Compaction")+"\n"+got+"\n", want) {
+		t.Errorf("compaction lines =\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(Render(tr), want) {
+		t.Errorf("Render() =\n%s\nwant a section\n%s", Render(tr), want)
+	}
+}
