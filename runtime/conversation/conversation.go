@@ -97,7 +97,14 @@ type Writer struct {
 	f    *os.File
 	path string
 	n    int // entries in the record
+
+	redact func([]byte) []byte // set once before use (Redact); nil = none
 }
+
+// Redact has fn rewrite every line before it is written, so that a secret
+// the model was shown (a peer-file handle's token) never reaches the
+// record on disk. Call it before the first Append.
+func (w *Writer) Redact(fn func(line []byte) []byte) { w.redact = fn }
 
 // Open opens (creating, directories 0700, file 0600) the record in dir for
 // appending. A cut final line, left by a writer that died mid-line, is cut
@@ -143,6 +150,9 @@ func (w *Writer) Append(es ...Entry) error {
 		line, err := json.Marshal(e)
 		if err != nil {
 			return err
+		}
+		if w.redact != nil {
+			line = w.redact(line)
 		}
 		if _, err := w.f.Write(append(line, '\n')); err != nil {
 			return err

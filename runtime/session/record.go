@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/murmur-go/mur/runtime/conversation"
+	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -72,6 +73,8 @@ func (s *Session) record(contextID string) *conversation.Writer {
 	w, err := conversation.Open(dir)
 	if err != nil {
 		s.bootstrap(fmt.Sprintf("conversation record: %v\n", err))
+	} else {
+		w.Redact(peerplane.RedactBytes) // a handle's token stays out of the record, as out of the trace
 	}
 	s.recs.w[contextID] = w // nil when it could not be opened: not retried
 	return w
