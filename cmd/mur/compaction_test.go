@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	anthropicfake "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
@@ -144,5 +145,62 @@ func TestCompactionHookFailed(t *testing.T) {
 	ends := recordsOf(t, recs, "session_end")
 	if len(ends) != 1 || ends[0]["exit_status"] != "failed" {
 		t.Errorf("session_end = %v", ends)
+	}
+}
+
+// TestCompactionAnthropicProviderCounts: the same long task on the
+// anthropic fake, which reports its own input count (ceil(bytes/4) of the
+// body it received) in usage: the check measures by it (tokens_before_source
+// actual), every request the fake checks is well formed and under the
+// budget, and the task completes.
+func TestCompactionAnthropicProviderCounts(t *testing.T) {
+	srv := anthropicfake.New(anthropicfake.Config{APIKey: "sk-ant"})
+	defer srv.Close()
+	var mu sync.Mutex
+	agent := 0
+	srv.SetHandler(func(r anthropicfake.Request) anthropicfake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		usage := &anthropicfake.Usage{InputTokens: int64(len(r.Body)+3) / 4, OutputTokens: 20}
+		if len(r.Decoded.Tools) == 0 {
+			return anthropicfake.Reply{Text: "the agent has listed numbers; keep going", Usage: usage}
+		}
+		agent++
+		if agent > 40 {
+			return anthropicfake.Reply{Text: "counted to the end", Usage: usage}
+		}
+		return anthropicfake.Reply{ToolUses: []anthropicfake.ToolUse{{Name: "bash", Input: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)}}, Usage: usage}
+	})
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\nartifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n" +
+			"inference:\n  max_turns: 100\n  max_tokens: 1024\n  driver:\n    kind: anthropic\n    model: claude-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_ANTHROPIC_KEY}\n  compaction: {threshold: 0.8}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_ANTHROPIC_KEY=sk-ant\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
+	if code != 0 || !strings.Contains(stdout, "counted to the end") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	if f := srv.Failures(); len(f) > 0 {
+		t.Errorf("bad requests: %v", f)
+	}
+	for i, r := range srv.Requests() {
+		if tokens := (len(r.Body) + 3) / 4; tokens > 16000-1024 {
+			t.Errorf("request %d: %d tokens, over the budget", i, tokens)
+		}
+	}
+	wd, _ := filepath.EvalSymlinks(e.dir)
+	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
+	if len(recs) != 1 {
+		t.Fatalf("records = %v", recs)
+	}
+	cs := recordsOf(t, recs[0], "compaction")
+	if len(cs) < 3 {
+		t.Fatalf("compaction records = %d, want several", len(cs))
+	}
+	for _, c := range cs {
+		if c["tokens_before_source"] != "actual" {
+			t.Errorf("compaction = %v", c)
+		}
 	}
 }
