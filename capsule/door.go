@@ -54,7 +54,7 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url, h
 		auth = &door.Auth{Realm: m.Name, Tokens: tokens}
 		if link := l.Link; link != nil {
 			// The spawner reaches a delegated child's authenticated door with
-			// the token it handed over on the lifeline (ours, tools.md
+			// the token it handed over on the lifeline (tools.md
 			// DLG-3): to hand it its task and read it. It is no door token
 			// of the session's own: no running record or mur token shows it.
 			auth.Tokens = append(append([]door.Token(nil), tokens...), door.Token{Credential: "spawner",

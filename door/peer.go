@@ -64,7 +64,7 @@ func completionMisaddressed(addressed string) string {
 const completionNotAwaited = "Completion not awaited: no delegation here waits for it"
 
 // completionReceived is the text of a matched completion's answer (tools.md
-// DLG-7, ours).
+// DLG-7).
 func completionReceived(delegationID string) string {
 	return "completion received for delegation " + delegationID
 }

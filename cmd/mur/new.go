@@ -136,8 +136,8 @@ func runNew(ctx context.Context, env *Env, args []string) int {
 	return 0
 }
 
-// newDriverStdout is mur new's report for a capsule on a provider (ours,
-// after CLI-8's): its files, then the commands that run it.
+// newDriverStdout is mur new's report for a capsule on a provider (modelled on
+// CLI-8's): its files, then the commands that run it.
 func newDriverStdout(name string, p manifest.Preset) string {
 	rows := [][2]string{{name + "/murmur.yaml", fmt.Sprintf("capsule %s@%s, %s (%s at %s)", name, newVersion, p.Label, p.Model, p.Endpoint)}}
 	if p.KeyEnv != "" {

@@ -18,7 +18,7 @@ const (
 )
 
 // ForgetSessionUnsupported is a process capsule's door answer to
-// x-murmur-forget-session until forgetting ships (process.md THR-5, ours):
+// x-murmur-forget-session until forgetting ships (process.md THR-5):
 // the -32602 message.
 const ForgetSessionUnsupported = "x-murmur-forget-session is not supported by this build"
 

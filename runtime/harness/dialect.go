@@ -113,7 +113,7 @@ func codexArgv(r Run) []string {
 	return append(a, "-")
 }
 
-// tomlString is s as a TOML basic string: \ and " escaped (PROC-7, ours).
+// tomlString is s as a TOML basic string: \ and " escaped (PROC-7).
 func tomlString(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

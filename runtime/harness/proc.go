@@ -16,7 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/supervisor"
 )
 
-// MaxLine is the longest stdout line a run reads (PROC-9, ours); a longer
+// MaxLine is the longest stdout line a run reads (PROC-9); a longer
 // one is cut there and the rest of it skipped.
 const MaxLine = 64 << 20
 

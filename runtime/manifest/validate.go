@@ -144,7 +144,7 @@ func (l *loader) envChecks() *diag.Diagnostic {
 
 // CredentialBackstop are the names no environment the runtime builds
 // carries (capsule.md SES-10's credential-shaped names, with
-// MURMUR_FORMATION_*, MURMUR_SPAWNER* and the bridge's token, ours):
+// MURMUR_FORMATION_*, MURMUR_SPAWNER* and the bridge's token):
 // shell and native-tool subprocesses lose them, and env.allow may not
 // name them (process.md PROC-3, E-CAP-016).
 var CredentialBackstop = []string{"*_API_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*", "AWS_*", "MURMUR_FORMATION_*", "MURMUR_SPAWNER*", "MURMUR_TOOL_SERVER_TOKEN"}

@@ -21,11 +21,11 @@ import (
 )
 
 // BySpawner is SES-5's cancel reason when the spawner lifeline closes
-// (tools.md DLG-6; ours): `canceled: spawner ended`.
+// (tools.md DLG-6): `canceled: spawner ended`.
 const BySpawner = "spawner ended"
 
 // SpawnerEndedNotice is the stderr line a delegated child prints when its
-// spawner lifeline closes, after writing spawner_ended (ours, as LIFE-3's).
+// spawner lifeline closes, after writing spawner_ended (as LIFE-3's).
 const SpawnerEndedNotice = "[capsule-runtime] spawner lifeline closed — the capsule that delegated to this one has ended; cancelling live tasks and ending the session"
 
 // spawnerExitGrace is how long after its spawner lifeline closed a child

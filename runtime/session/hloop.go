@@ -20,7 +20,7 @@ func (t *taskRun) harnessLoop(ctx context.Context) ending {
 	s := t.s
 	maxTurns := s.m.Inference.MaxTurns
 	// The harness gets the task then the [Session] block as one prompt, as
-	// the http loop's first two user messages (LOOP-6, PROC-5; ours).
+	// the http loop's first two user messages (LOOP-6, PROC-5).
 	p := prompt{kind: promptTask, text: taskText(t.run.Message(), t.run.Provenance()) + "\n\n" + s.context}
 	resume, thread, e, ok := t.threadStart()
 	if !ok {

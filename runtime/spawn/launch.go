@@ -157,7 +157,7 @@ func (h *Hub) args(req Request, r store.Resolved, dir string) []string {
 // MURMUR_SPAWNER_LIFELINE, MURMUR_FORMATION_ID in a formation, the names
 // both capsules' env.allow list that the parent holds — and MURMUR_HOME, so
 // the child's records, running record and global store are the parent's
-// (ours: without it a child would write under ~/.murmur), and the Pass
+// (without it a child would write under ~/.murmur), and the Pass
 // names the parent has set (its OTEL_* variables).
 func (h *Hub) env(req Request, c *Child, childEnv []string) []string {
 	get := h.cfg.Getenv

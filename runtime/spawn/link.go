@@ -34,7 +34,7 @@ type Link struct {
 	// Depth is this session's depth below its top-level capsule (from 1).
 	Depth int
 	// DoorToken is the token the parent reaches this session's door with,
-	// when the door is authenticated (ours: handed over on the lifeline).
+	// when the door is authenticated (handed over on the lifeline).
 	DoorToken string
 
 	completionToken string

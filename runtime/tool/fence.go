@@ -70,7 +70,7 @@ func hasPrefixFold(s, prefix string) bool {
 // CutLimit is the most bytes of output kept before TOOL-10's cut.
 const CutLimit = 64 << 10
 
-// cutMarker follows cut output (TOOL-10, ours).
+// cutMarker follows cut output (TOOL-10).
 const cutMarker = "\n[output cut at 64 KiB]"
 
 // Cut64 keeps at most 65 536 bytes of s ending on a UTF-8 boundary and appends

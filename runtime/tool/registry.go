@@ -21,7 +21,7 @@ type Config struct {
 	// Shell answers the shell binary tools; without it none is staged.
 	Shell ShellTools
 	// Impl holds this build's implementations of tools 2–12 by name. A granted
-	// tool without one is not staged (ours; its calls read NotSupported).
+	// tool without one is not staged (its calls read NotSupported).
 	Impl map[string]Tool
 }
 

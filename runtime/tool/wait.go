@@ -118,7 +118,7 @@ type Round struct {
 	// Records are written before task_continued, in order.
 	Records []Rec
 	// Status is RND-2's "continuing with …" text: the first delivery's, the
-	// others' joined on with " and " (ours: "continuing with 2 member
+	// others' joined on with " and " ("continuing with 2 member
 	// answer(s) and 1 delegation outcome(s)"); "" when none.
 	Status string
 }

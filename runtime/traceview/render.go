@@ -10,7 +10,7 @@ import (
 
 // Render returns the `mur trace show` summary of tr (capsule.md CLI-10):
 // Session, Turns, Tokens, Tool calls and Shell calls always; Failed,
-// Cancelled, Rejected, Reopens, Compaction, Member calls, Delegations (ours, tools.md
+// Cancelled, Rejected, Reopens, Compaction, Member calls, Delegations (tools.md
 // DLG-9), Input (request-input's questions, input.md INP-10) and Peer files
 // (PFILE-6) when such records exist;
 // Hooks (the hooks' denials, faults, seeds and run-inference calls; their

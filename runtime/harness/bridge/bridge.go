@@ -20,11 +20,11 @@ import (
 // Path is the one path the bridge serves (BRG-1).
 const Path = "/mcp"
 
-// MaxBody bounds a request body (BRG-1, ours): larger is 413.
+// MaxBody bounds a request body (BRG-1): larger is 413.
 const MaxBody = 8 << 20
 
 // attributionWait is how long a call waits for the event stream to name its
-// tool call id before it takes the newest turn (BRG-6, ours).
+// tool call id before it takes the newest turn (BRG-6).
 const attributionWait = 5 * time.Second
 
 // Config is what Start needs.

@@ -15,7 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// nativeLimit is how long a native tool may run (LOOP-10, ours).
+// nativeLimit is how long a native tool may run (LOOP-10).
 const nativeLimit = 600 * time.Second
 
 // Native is a native tool artifact (STORE-1, LOOP-10): command runs in the

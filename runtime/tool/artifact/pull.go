@@ -91,7 +91,7 @@ func pullPinDiffers(e store.LockEntry, version, sum string) string {
 	return pullLockConflict(e.Name, fmt.Sprintf("it pins %s@sha256:%s (origin %s), but this pull is %s@sha256:%s", e.ResolvedVersion, e.SHA256, e.Origin, version, sum))
 }
 
-// Notes for places that could not be consulted (PULL-3 notes, ours).
+// Notes for places that could not be consulted (PULL-3 notes).
 func noteSources() string {
 	return "sources: the scope's GitHub source is not consulted by this build"
 }

@@ -29,7 +29,7 @@ const (
 	outcomeRefused = "refused"
 )
 
-// refusedNoTask refuses a call outside a task (ours, as call-member's CALL-2).
+// refusedNoTask refuses a call outside a task (as call-member's CALL-2).
 const refusedNoTask = "'delegate-task' is answered only while a task runs; this session is running none"
 
 // noteStarted is DLG-4's note on a started delegation.

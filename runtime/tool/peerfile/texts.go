@@ -8,7 +8,7 @@ import (
 	"github.com/murmur-go/mur/runtime/tool"
 )
 
-// The tools' descriptions and input schemas (STAGE-2; ours).
+// The tools' descriptions and input schemas (STAGE-2).
 const (
 	shareDescription = "Shares one file under this capsule's export root with one peer capsule: mints a handle only that peer can redeem, " +
 		"until it expires or this session ends. Send the handle to the peer in a message; the file itself never passes through the conversation."
