@@ -107,7 +107,7 @@ func TestCompactionKeepsUnderBudget(t *testing.T) {
 		t.Errorf("declined = %v", d)
 	}
 	b, err := os.ReadFile(filepath.Join(recs, "out", "compaction-summaries.jsonl"))
-	if err != nil || strings.Count(string(b), "\n") != len(cs) || !strings.Contains(string(b), `"summary":"the agent has listed numbers; keep going"`) {
+	if err != nil || strings.Count(string(b), "\n") != len(cs) || !strings.HasPrefix(string(b), fmt.Sprintf(`{"turn":%v,"tokens_before":%v,"tokens_after":%v,"summary":"the agent has listed numbers; keep going"}`+"\n", cs[0]["turn"], cs[0]["tokens_before"], cs[0]["tokens_after"])) {
 		t.Errorf("summaries = %s (%v)", b, err)
 	}
 }

@@ -249,7 +249,12 @@ func pairedLike(msgs, original []driver.Message) bool {
 
 // dumpSummary appends one line to out/compaction-summaries.jsonl.
 func (s *Session) dumpSummary(turn int, before, after int64, summary string) {
-	line, _ := json.Marshal(map[string]any{"turn": turn, "tokens_before": before, "tokens_after": after, "summary": summary})
+	line, _ := json.Marshal(struct {
+		Turn         int    `json:"turn"`
+		TokensBefore int64  `json:"tokens_before"`
+		TokensAfter  int64  `json:"tokens_after"`
+		Summary      string `json:"summary"`
+	}{turn, before, after, summary})
 	path := filepath.Join(s.recordsDir, "out", "compaction-summaries.jsonl")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
