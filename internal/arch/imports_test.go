@@ -37,8 +37,9 @@ var rules = map[string][]string{
 	// the drivers' fakes in harness mode as a process (PTEST-6).
 	"internal/harnesstest/...": {"runtime/driver/..."},
 	// The harness's dialects, runs and event streams (process.md §13) meet
-	// the session only through the session, never the other way round.
-	"runtime/harness":   {"runtime/atomicfile", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
+	// the session only through the session, never the other way round; a
+	// harness thread file sits in its context's conversation directory.
+	"runtime/harness":   {"runtime/atomicfile", "runtime/conversation", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
 	"internal/testmur":  {"runtime/wire"},
 	"internal/otlptest": {},
 	// The scripted test door's executor: the task table and its texts.

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/atomicfile"
+	"github.com/murmur-go/mur/runtime/conversation"
 )
 
 // ThreadFile is the file that maps an A2A context to a harness session
@@ -37,35 +36,13 @@ type UsageTotal struct {
 	CacheWrite int64 `json:"cache_write"`
 }
 
-// safeContext reports whether a context id is usable as a directory name
-// as it is: 1 to 128 bytes of [A-Za-z0-9._-], the first not '.' or '-'.
-// Written out rather than as a regexp, whose 128-fold repetition every
-// process would compile at start.
-func safeContext(id string) bool {
-	if id == "" || len(id) > 128 || id[0] == '.' || id[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // ThreadPath is $MURMUR_HOME/conversations/<capsule>/<context>/harness-session.json
 // (THR-1). A context id is the caller's input: one that is not a plain
 // name of at most 128 characters ([A-Za-z0-9._-], not starting with '.'
 // or '-') is never used as a path; its directory is ctx-sha256-<hex of
 // its sha256> instead.
 func ThreadPath(home, capsule, contextID string) string {
-	dir := contextID
-	if !safeContext(contextID) {
-		h := sha256.Sum256([]byte(contextID))
-		dir = "ctx-sha256-" + hex.EncodeToString(h[:])
-	}
-	return filepath.Join(home, "conversations", capsule, dir, ThreadFile)
+	return filepath.Join(conversation.ContextDir(home, capsule, contextID), ThreadFile)
 }
 
 // ReadThread reads path; (nil, nil) when there is none.
