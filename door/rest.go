@@ -2,7 +2,6 @@ package door
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,22 +113,9 @@ func (s *Server) serveREST(rt restRoute) http.HandlerFunc {
 		ex := exchangeOf(r)
 		ex.rest = true
 		ex.method = s.metrics.method(rt.method)
-		if r.ContentLength > s.cfg.MaxBody {
-			s.refuse(w, r, tooLarge)
-			return
-		}
-		body, held, err := s.readBody(w, r)
+		body, held, ok := s.bodyWithin(w, r)
 		defer s.bodies.give(held)
-		switch {
-		case errors.Is(err, errOverBudget):
-			s.refuse(w, r, overBodies(s.bodies.max))
-			return
-		case err != nil:
-			s.log.Debug("door could not read a request body", "err", err)
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-			panic(http.ErrAbortHandler)
-		case int64(len(body)) > s.cfg.MaxBody:
-			s.refuse(w, r, tooLarge)
+		if !ok {
 			return
 		}
 		fail := func(err error) { s.answer(w, r, nullID, errorOf(err)) }

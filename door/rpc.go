@@ -73,28 +73,13 @@ func (ms *methodSet) resolve(method string) (handler, error) {
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	ex := exchangeOf(r)
 	// Step 5: a non-empty body within the size limit, in a JSON media type.
-	if r.ContentLength > s.cfg.MaxBody {
-		s.refuse(w, r, tooLarge)
+	body, held, ok := s.bodyWithin(w, r)
+	defer s.bodies.give(held)
+	if !ok {
 		return
 	}
-	body, held, err := s.readBody(w, r)
-	defer s.bodies.give(held)
-	switch {
-	case errors.Is(err, errOverBudget):
-		s.refuse(w, r, overBodies(s.bodies.max))
-		return
-	case err != nil:
-		// The client left or stalled mid-body: there is no request to
-		// answer, and an empty 200 would be a lie. Drop the connection,
-		// reading nothing more (the deadline stays in the past).
-		s.log.Debug("door could not read a request body", "err", err)
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-		panic(http.ErrAbortHandler)
-	case len(body) == 0:
+	if len(body) == 0 {
 		s.refuse(w, r, notFound)
-		return
-	case int64(len(body)) > s.cfg.MaxBody:
-		s.refuse(w, r, tooLarge)
 		return
 	}
 	// Steps 6 and 7: JSON, one JSON-RPC 2.0 request; a notification runs nothing.
@@ -182,6 +167,34 @@ var errOverBudget = errors.New("the door's body budget is spent")
 // the first byte is read, a chunked body as it grows; held is what was
 // taken, for the caller to give back once its call returns. Past the budget
 // it stops with errOverBudget, having read no more.
+// bodyWithin reads a request body within the size limit and the door's
+// body budget, refusing one over either; ok is false once the request has
+// been answered. The caller gives held back to the budget.
+func (s *Server) bodyWithin(w http.ResponseWriter, r *http.Request) (body []byte, held int64, ok bool) {
+	if r.ContentLength > s.cfg.MaxBody {
+		s.refuse(w, r, tooLarge)
+		return nil, 0, false
+	}
+	body, held, err := s.readBody(w, r)
+	switch {
+	case errors.Is(err, errOverBudget):
+		s.refuse(w, r, overBodies(s.bodies.max))
+		return nil, held, false
+	case err != nil:
+		// The client left or stalled mid-body: there is no request to
+		// answer, and an empty 200 would be a lie. Drop the connection,
+		// reading nothing more (the deadline stays in the past).
+		s.log.Debug("door could not read a request body", "err", err)
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		s.bodies.give(held)
+		panic(http.ErrAbortHandler)
+	case int64(len(body)) > s.cfg.MaxBody:
+		s.refuse(w, r, tooLarge)
+		return nil, held, false
+	}
+	return body, held, true
+}
+
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, held int64, err error) {
 	// cover makes the budget hold a buffer of capacity c (above smallBody).
 	cover := func(c int64) bool {
