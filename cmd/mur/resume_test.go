@@ -237,3 +237,21 @@ func TestConversationCLI(t *testing.T) {
 		t.Errorf("show after rm = %d %q", code, stderr)
 	}
 }
+
+// The scripted driver plays a resumed task's script from its first turn:
+// the turns of the conversation it continues are not the task's turns, and
+// the task text it matches is the new task's.
+func TestResumeScripted(t *testing.T) {
+	e := helloEnv(t)
+	if stdout, stderr, code := e.run(t, "--task", "list the files"); code != 0 || !strings.Contains(stdout, "Files:\n") {
+		t.Fatalf("first run: %d %q %q", code, stdout, stderr)
+	}
+	stdout, stderr, code := e.run(t, "--resume", "--task", "list them again")
+	if code != 0 || !strings.Contains(stdout, "Files:\n") || !strings.HasSuffix(stdout, "status:  ok\n") {
+		t.Fatalf("resume: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = e.run(t, "--resume", "--task", "hello")
+	if code != 0 || !strings.Contains(stdout, "I can only list files.\n") {
+		t.Fatalf("second resume (fallback): exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -43,6 +43,11 @@ type Request struct {
 	// task ("" when none): the scripted driver's message_id_prefix rule
 	// matches it. No request body carries it.
 	TaskMessageID string `json:"-"`
+	// TaskFrom is the index in Messages of the current task's first message:
+	// what lies before it is the context's earlier conversation (a resumed
+	// record). The scripted driver reads the task and counts turns from it.
+	// No request body carries it.
+	TaskFrom int `json:"-"`
 }
 
 // ToolSpec describes one tool of the inventory.

@@ -76,6 +76,7 @@ func (t *taskRun) compactCheck(ctx context.Context, turn int) (ending, bool) {
 	if err != nil {
 		return decline(declinedUnresolved)
 	}
+	t.from = indexOf(msgs, t.msgs, t.from)
 	t.msgs = msgs
 	t.recorded = len(msgs) // the conversation record keeps the history as it was
 	source := "estimate"
@@ -265,4 +266,18 @@ func (s *Session) dumpSummary(turn int, before, after int64, summary string) {
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		s.bootstrap(fmt.Sprintf("out/compaction-summaries.jsonl could not be written: %v\n", err))
 	}
+}
+
+// indexOf is where the message at old[from] stands in msgs (matched by id),
+// 0 when the replacement dropped it.
+func indexOf(msgs, old []driver.Message, from int) int {
+	if from <= 0 || from >= len(old) {
+		return 0
+	}
+	for i, m := range msgs {
+		if m.ID == old[from].ID {
+			return i
+		}
+	}
+	return 0
 }

@@ -469,7 +469,9 @@ func (t *taskRun) taskStartHooks(ctx context.Context) {
 		if rec.Reason == "" {
 			rec.Accepted = true
 			seed := driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(text)}}
-			t.msgs = append([]driver.Message{seed}, t.msgs...)
+			// Before the task's own messages: after a resumed conversation,
+			// which stays as the model saw it.
+			t.msgs = append(t.msgs[:t.from:t.from], append([]driver.Message{seed}, t.msgs[t.from:]...)...)
 		}
 		_, _ = s.tr.Write(rec)
 	}

@@ -103,7 +103,7 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 	}
 	t.refreshTools(turn)
 	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens,
-		OnRetry: t.onRetry(turn), TaskMessageID: t.messageID()}
+		OnRetry: t.onRetry(turn), TaskMessageID: t.messageID(), TaskFrom: t.from}
 	if e, refused := t.admit(d, req, turn); refused {
 		return nil, e, false
 	}

@@ -32,6 +32,9 @@ type taskRun struct {
 	msgs  []driver.Message
 	// recorded is how many of msgs the conversation record holds.
 	recorded int
+	// from is the index in msgs of the task's first message: the messages
+	// before it are the context's earlier conversation (driver TaskFrom).
+	from int
 
 	mu          sync.Mutex
 	phase       string // LOOP-16 phase a cancel lands in
@@ -187,7 +190,7 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		// A resumed conversation: the record as it was, then the new task;
 		// the per-session context is already in it.
 		t.msgs = append(history, t.msgs[0])
-		t.recorded = len(history)
+		t.recorded, t.from = len(history), len(history)
 	}
 	t.taskStartHooks(ctx)
 	var e ending

@@ -13,7 +13,9 @@
 //
 // Per call the task text (the first user message's text, or the content of
 // its task:<origin> fence) picks the first matching rule, else the fallback;
-// the cursor (assistant messages already in the conversation) picks the turn.
+// the cursor (assistant messages already in the task's conversation) picks
+// the turn. Both start at the request's TaskFrom, so a task that continues a
+// resumed conversation plays its script from the first turn.
 package scripted
 
 import (
@@ -62,13 +64,17 @@ func (d *Driver) Complete(ctx context.Context, req *driver.Request) (*driver.Res
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
-	v := readVars(req.Messages)
+	msgs := req.Messages
+	if from := req.TaskFrom; from > 0 && from < len(msgs) {
+		msgs = msgs[from:] // the task's own messages: an earlier conversation is not its turns
+	}
+	v := readVars(msgs)
 	seq := d.script.pick(v.task, req.TaskMessageID)
 	if seq == nil {
 		return nil, &driver.ScriptError{Reason: "no script rule matches the task"}
 	}
 	cursor := 0
-	for _, m := range req.Messages {
+	for _, m := range msgs {
 		if m.Role == driver.RoleAssistant {
 			cursor++
 		}
