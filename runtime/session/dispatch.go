@@ -6,6 +6,7 @@ import (
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/hook"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
@@ -58,8 +59,9 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 	}
 	var res tool.Result
 	var extra []string
-	var shells []tool.ShellCommand // the commands a shell tool was about to run
-	ran, shellTool := false, false
+	var shells []gatedShell // the commands a shell tool was about to run
+	var denial *hook.Denial // the on-tool-call policy hook's refusal
+	shellTool := false
 	switch tl, refusal := s.tools.Lookup(u.Name); {
 	case refused != "":
 		res = tool.Refusal(u.Name, refused)
@@ -75,8 +77,8 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 		}
 		shellTool = tl.Spec().Kind == tool.KindShell
 		if !shellTool {
-			if d := t.decideTool(ctx, turn, u.Name, input); d != nil {
-				res = tool.Refusal(u.Name, d.Refusal())
+			if denial = t.decideTool(ctx, turn, u.Name, input); denial != nil {
+				res = tool.Refusal(u.Name, denial.Refusal())
 				res.Denied = true
 				break
 			}
@@ -85,7 +87,6 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 		tctx, span := telemetry.StartTool(ctx, s.tracer, u.Name, u.ID)
 		res = tl.Call(tctx, cc, input)
 		telemetry.EndTool(span, toolStatus(res), res.Summary)
-		ran = !res.Denied
 		// NOTICE-3: only a tool that ran carries the notice; a call the tool
 		// itself refused (e.g. an unstartable binary) leaves it for the next.
 		if !res.Refused {
@@ -110,12 +111,10 @@ func (t *taskRun) dispatchWith(ctx context.Context, turn int, u driver.Block, re
 		t.writeRecs(res.Records)
 		t.count(res)
 	}
-	if ran {
-		if !shellTool {
-			shells = nil // a plan's shell steps are observed as the plan's call
-		}
-		t.observeCall(ctx, turn, u.Name, input, shells, res, content, dur)
+	if !shellTool {
+		shells = nil // a plan's shell steps are observed as the plan's call
 	}
+	t.observeCall(ctx, turn, u.Name, input, shells, denial, res, content, dur)
 	art := a2a.ToolArtifact{ToolName: u.Name, Content: content, ToolCallID: orNull(u.ID), IsError: res.IsError(),
 		DurationMS: dur, ExitCode: res.ExitCode, Truncated: truncated}
 	if !res.Refused {

@@ -234,12 +234,17 @@ type toolEvent struct {
 	Outcome    *toolOutcome    `json:"outcome,omitempty"`
 }
 
-// toolOutcome is what a call produced, as observers read it.
+// toolOutcome is what a call produced, as observers read it. Status is ok,
+// error, or refused for a call that did not run: Reason is then the text
+// the model read, and HookName the policy hook that denied it (absent when
+// the manifest's own checks refused it).
 type toolOutcome struct {
 	Status      string `json:"status"`
 	OutputBytes int    `json:"output_bytes"`
 	DurationMS  int64  `json:"duration_ms"`
 	Summary     string `json:"summary"`
+	HookName    string `json:"hook_name,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // shellEvent is the on-shell payload (murmur's shell event): the resolved
@@ -267,11 +272,23 @@ func (s *Session) recipe(argv []string) *string {
 	return nil
 }
 
-// shellOutcome is a shell command's outcome, as observers read it.
+// shellOutcome is a shell command's outcome, as observers read it. A
+// command a policy hook denied did not run: Status refused, its HookName
+// and Reason, and no exit code.
 type shellOutcome struct {
-	ExitCode    *int  `json:"exit_code"`
-	OutputBytes int   `json:"output_bytes"`
-	DurationMS  int64 `json:"duration_ms"`
+	ExitCode    *int   `json:"exit_code"`
+	OutputBytes int    `json:"output_bytes"`
+	DurationMS  int64  `json:"duration_ms"`
+	Status      string `json:"status,omitempty"`
+	HookName    string `json:"hook_name,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// gatedShell is a command a shell tool brought to the on-shell decision
+// point, and the denial that stopped it (nil: it ran).
+type gatedShell struct {
+	cmd    tool.ShellCommand
+	denial *hook.Denial
 }
 
 // decideTool is the on-tool-call decision point for a call that is not a
@@ -291,15 +308,16 @@ func (t *taskRun) decideTool(ctx context.Context, turn int, name string, input j
 // gate is the on-shell decision point a shell tool calls right before it
 // starts its command (tool.CallContext.Gate); a denial writes call_denied
 // and is the call's refusal.
-func (t *taskRun) gate(turn int, shells *[]tool.ShellCommand) func(ctx context.Context, cmd tool.ShellCommand) *tool.Result {
+func (t *taskRun) gate(turn int, shells *[]gatedShell) func(ctx context.Context, cmd tool.ShellCommand) *tool.Result {
 	s := t.s
 	return func(ctx context.Context, cmd tool.ShellCommand) *tool.Result {
-		*shells = append(*shells, cmd)
 		if !s.hooks.Gates(hook.OnShell) {
+			*shells = append(*shells, gatedShell{cmd: cmd})
 			return nil
 		}
 		d := s.hooks.Decide(ctx, hook.OnShell, shellEvent{Turn: turn, TaskID: t.id, Binary: cmd.Binary, Path: cmd.Path,
 			Argv: cmd.Argv, Script: cmd.Script, Command: cmd.Command, Recipe: s.recipe(cmd.Argv)})
+		*shells = append(*shells, gatedShell{cmd: cmd, denial: d})
 		if d == nil {
 			return nil
 		}
@@ -310,23 +328,39 @@ func (t *taskRun) gate(turn int, shells *[]tool.ShellCommand) func(ctx context.C
 	}
 }
 
-// observeCall hands a call that ran to the on-tool-call (or, for a shell
-// command, on-shell) observers.
-func (t *taskRun) observeCall(ctx context.Context, turn int, name string, input json.RawMessage, shells []tool.ShellCommand, res tool.Result, content string, dur int64) {
+// observeCall hands every call — one that ran and one refused before it
+// ran — to the on-tool-call (or, for each command a shell tool brought to
+// its decision point, on-shell) observers, so an audit hook sees every
+// attempt. denial is the on-tool-call policy hook's refusal, if any.
+func (t *taskRun) observeCall(ctx context.Context, turn int, name string, input json.RawMessage, shells []gatedShell, denial *hook.Denial, res tool.Result, content string, dur int64) {
 	s := t.s
 	if s.hooks.Len() == 0 {
 		return
 	}
 	if len(shells) > 0 {
-		for _, c := range shells {
+		for _, g := range shells {
+			c := g.cmd
+			out := &shellOutcome{ExitCode: res.ExitCode, OutputBytes: len(content), DurationMS: dur}
+			if g.denial != nil {
+				out = &shellOutcome{OutputBytes: len(content), DurationMS: dur, Status: outcomeRefused, HookName: g.denial.Hook, Reason: g.denial.Reason}
+			}
 			s.hooks.Observe(ctx, hook.OnShell, shellEvent{Turn: turn, TaskID: t.id, Binary: c.Binary, Path: c.Path, Argv: c.Argv,
-				Script: c.Script, Command: c.Command, Recipe: s.recipe(c.Argv), Outcome: &shellOutcome{ExitCode: res.ExitCode, OutputBytes: len(content), DurationMS: dur}})
+				Script: c.Script, Command: c.Command, Recipe: s.recipe(c.Argv), Outcome: out})
 		}
 		return
 	}
-	s.hooks.Observe(ctx, hook.OnToolCall, toolEvent{Turn: turn, TaskID: t.id, ToolName: name, Input: input, InputBytes: len(input),
-		Outcome: &toolOutcome{Status: toolStatus(res), OutputBytes: len(content), DurationMS: dur, Summary: res.Summary}})
+	out := &toolOutcome{Status: toolStatus(res), OutputBytes: len(content), DurationMS: dur, Summary: res.Summary}
+	switch {
+	case denial != nil:
+		out.Status, out.HookName, out.Reason = outcomeRefused, denial.Hook, denial.Reason
+	case res.Refused:
+		out.Status, out.Reason = outcomeRefused, content
+	}
+	s.hooks.Observe(ctx, hook.OnToolCall, toolEvent{Turn: turn, TaskID: t.id, ToolName: name, Input: input, InputBytes: len(input), Outcome: out})
 }
+
+// outcomeRefused is an observed call's status when it did not run.
+const outcomeRefused = "refused"
 
 // hookInference is a hook's run-inference host call: one driver call with
 // the hook's prompt, under the task's max_turns (it is one of the task's

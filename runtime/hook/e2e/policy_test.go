@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +65,11 @@ func TestPolicyAllowDeny_ShellAndTool(t *testing.T) {
   - name: tool-guard
     version: "1.0.0"
     runtime: hook
+  - name: audit
+    version: "1.0.0"
+    runtime: hook
+    capabilities:
+      filesystem: {scope: every-call}
 `, `script_version: 1
 rules:
   - match: {always: true}
@@ -71,10 +78,14 @@ rules:
           - {name: sh, input: {command: "rm -rf data"}}
           - {name: echo, input: {command: "echo hi"}}
           - {name: session-status, input: {}}
+          - {name: rm, input: {command: "rm -rf data"}}
       - text: "done"
 `)
 	c.mustInstallHook(t, "shell-guard", "binding: on-shell\ncommit_policy: deny\n", denyShell)
 	c.mustInstallHook(t, "tool-guard", "binding: on-tool-call\ncommit_policy: deny\n", denyTool)
+	c.mustInstallHook(t, "audit", "", hookScript(`  printf '%s\n' "$line" >> calls.jsonl
+  reply '"answer":"none"'
+`))
 	r, stderr, code := c.run(t, "clean up")
 	if code != 0 {
 		t.Fatalf("mur run exited %d: %s", code, stderr)
@@ -90,8 +101,8 @@ rules:
 		t.Errorf("call_denied = %+v\nwant %+v", denied, want)
 	}
 	calls := of[trace.ToolCall](t, recs)
-	if len(calls) != 1 || calls[0].ToolName != "echo" || calls[0].Status != "ok" {
-		t.Errorf("tool_call records = %+v, want only echo's", calls)
+	if len(calls) != 2 || calls[0].ToolName != "echo" || calls[0].Status != "ok" || calls[1].ToolName != "rm" || calls[1].Summary != "rm: refused" {
+		t.Errorf("tool_call records = %+v, want echo's and the manifest's refusal of rm", calls)
 	}
 	if shells := of[trace.Shell](t, recs); len(shells) != 1 || shells[0].Binary != "echo" {
 		t.Errorf("shell records = %+v, want only echo's", shells)
@@ -103,7 +114,7 @@ rules:
 		"", // echo's fenced output, checked below
 		"Refused by policy hook 'tool-guard': no status calls here" + refusalTail,
 	}
-	if len(msgs) != 3 || msgs[0] != wantMsgs[0] || msgs[2] != wantMsgs[2] || !strings.Contains(msgs[1], "hi") {
+	if len(msgs) != 4 || msgs[0] != wantMsgs[0] || msgs[2] != wantMsgs[2] || !strings.Contains(msgs[1], "hi") {
 		t.Errorf("tool results the model read = %q", msgs)
 	}
 	audit, err := os.ReadFile(filepath.Join(r.Workdir, "audit", "audit.jsonl"))
@@ -111,14 +122,69 @@ rules:
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(audit)), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], `"event":"on-shell","phase":"decide"`) || !strings.Contains(lines[0], `"script":"rm -rf data"`) ||
-		!strings.Contains(lines[1], `"phase":"decide"`) || !strings.Contains(lines[1], `"argv":["echo","hi"]`) ||
-		!strings.Contains(lines[2], `"phase":"observe"`) || !strings.Contains(lines[2], `"outcome":{"exit_code":0`) {
+	if len(lines) != 4 || !strings.Contains(lines[0], `"event":"on-shell","phase":"decide"`) || !strings.Contains(lines[0], `"script":"rm -rf data"`) ||
+		!strings.Contains(lines[1], `"phase":"observe"`) || !strings.Contains(lines[1], `"script":"rm -rf data"`) ||
+		!strings.Contains(lines[2], `"phase":"decide"`) || !strings.Contains(lines[2], `"argv":["echo","hi"]`) ||
+		!strings.Contains(lines[3], `"phase":"observe"`) || !strings.Contains(lines[3], `"outcome":{"exit_code":0`) {
 		t.Errorf("the hook read:\n%s", audit)
+	}
+	// The observer with no binding is handed every attempt, the refused
+	// ones with their outcome refused and who refused them.
+	every, err := os.ReadFile(filepath.Join(r.Workdir, "every-call", "calls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var observed []string
+	for _, l := range strings.Split(strings.TrimSpace(string(every)), "\n") {
+		var req struct {
+			Event, Phase string
+			Payload      struct {
+				ToolName string          `json:"tool_name"`
+				Argv     []string        `json:"argv"`
+				Outcome  json.RawMessage `json:"outcome"`
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &req); err != nil {
+			t.Fatalf("the observer read %q: %v", l, err)
+		}
+		if req.Event == "on-shell" || req.Event == "on-tool-call" {
+			observed = append(observed, fmt.Sprintf("%s %s%v %s", req.Event, req.Payload.ToolName, req.Payload.Argv, req.Payload.Outcome))
+		}
+	}
+	refusedRM := `{"status":"refused","output_bytes":` + fmt.Sprint(len(msgs[3])) + `,"duration_ms":`
+	wantObserved := []string{
+		`on-shell [sh -c rm -rf data] {"exit_code":null,"output_bytes":` + fmt.Sprint(len(msgs[0])) + `,"duration_ms":`,
+		`on-shell [echo hi] {"exit_code":0,"output_bytes":`,
+		`on-tool-call session-status[] {"status":"refused","output_bytes":` + fmt.Sprint(len(msgs[2])) + `,"duration_ms":`,
+		`on-tool-call rm[] ` + refusedRM,
+	}
+	wantTails := []string{
+		`,"status":"refused","hook_name":"shell-guard","reason":"destructive command"}`,
+		`}`,
+		`,"summary":"session-status: refused","hook_name":"tool-guard","reason":"no status calls here"}`,
+		`,"summary":"rm: refused","reason":` + jsonString(t, msgs[3]) + `}`,
+	}
+	if len(observed) != len(wantObserved) {
+		t.Fatalf("the observer was handed %d calls, want %d:\n%s", len(observed), len(wantObserved), strings.Join(observed, "\n"))
+	}
+	for i, o := range observed {
+		if !strings.HasPrefix(o, wantObserved[i]) || !strings.HasSuffix(o, wantTails[i]) {
+			t.Errorf("observed call %d = %s\nwant %s…%s", i, o, wantObserved[i], wantTails[i])
+		}
 	}
 	if errs := of[trace.HookDispatchError](t, recs); len(errs) != 0 {
 		t.Errorf("hook_dispatch_error = %+v, want none", errs)
 	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // lookPath is where mur resolves a shell binary.
