@@ -2,7 +2,10 @@ package agentcard
 
 import (
 	"bytes"
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -101,10 +104,16 @@ var (
 )
 
 // Verify checks card's signatures against pub (A2A §8.4.3): the first one
-// whose protected header names alg EdDSA and a kid, and whose JWS verifies
-// over Canonical(card), is returned. No signatures is ErrUnsigned; none
-// verifying is ErrNotVerified (wrapping what the last one failed with).
-func Verify(card []byte, pub ed25519.PublicKey) (Verified, error) {
+// whose protected header names a kid and the algorithm of pub's kind —
+// EdDSA for an Ed25519 key, ES256, ES384 or ES512 for an ECDSA key on
+// P-256, P-384 or P-521 — and whose JWS verifies over Canonical(card), is
+// returned. No signatures is ErrUnsigned; none verifying is ErrNotVerified
+// (wrapping what the last one failed with).
+func Verify(card []byte, pub crypto.PublicKey) (Verified, error) {
+	alg, err := keyAlgorithm(pub)
+	if err != nil {
+		return Verified{}, err
+	}
 	var c struct {
 		Signatures []Signature `json:"signatures"`
 	}
@@ -120,7 +129,7 @@ func Verify(card []byte, pub ed25519.PublicKey) (Verified, error) {
 	}
 	last := ErrBadSignature
 	for _, s := range c.Signatures {
-		obj, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, []jose.SignatureAlgorithm{jose.EdDSA})
+		obj, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, []jose.SignatureAlgorithm{alg})
 		if err != nil {
 			last = fmt.Errorf("%w: %v", ErrBadSignature, err)
 			continue
@@ -137,6 +146,24 @@ func Verify(card []byte, pub ed25519.PublicKey) (Verified, error) {
 		return Verified{KeyID: h.KeyID, Algorithm: h.Algorithm}, nil
 	}
 	return Verified{}, fmt.Errorf("%w (%v)", ErrNotVerified, last)
+}
+
+// keyAlgorithm is the one JWS algorithm a public key verifies.
+func keyAlgorithm(pub crypto.PublicKey) (jose.SignatureAlgorithm, error) {
+	switch k := pub.(type) {
+	case ed25519.PublicKey:
+		return jose.EdDSA, nil
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256():
+			return jose.ES256, nil
+		case elliptic.P384():
+			return jose.ES384, nil
+		case elliptic.P521():
+			return jose.ES512, nil
+		}
+	}
+	return "", fmt.Errorf("a %T is not a card key (want Ed25519, or ECDSA on P-256, P-384 or P-521)", pub)
 }
 
 // Canonical is the payload an Agent Card's signatures sign (A2A §8.4.1):

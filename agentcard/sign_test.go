@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 // RFC 8785 §3.2.4's sample: numbers in ECMAScript form, strings escaped as
@@ -98,5 +102,72 @@ func TestSignVerify(t *testing.T) {
 	}
 	if _, err := Sign(signed, key, kid); err == nil {
 		t.Error("signing a signed card succeeded")
+	}
+}
+
+// a2a-python's cross-SDK signature vectors (testdata/a2a-card-sign-v01.json,
+// from a2aproject/a2a-python tests/utils/signing_interop_vectors.json): one
+// card signed ES256 with a published test key by a reference signer, a2a-sdk,
+// @a2a-js/sdk and a2a-go. Each verifies here and its canonical bytes are the
+// vector's; the card edited after signing does not verify (A2A §8.4).
+func TestSignatureVectors_A2APython(t *testing.T) {
+	raw, err := os.ReadFile("testdata/a2a-card-sign-v01.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		TestKey struct {
+			JWK json.RawMessage `json:"jwk"`
+		} `json:"test_key"`
+		Counts struct {
+			Accept, Reject int
+		} `json:"counts"`
+		Vectors []struct {
+			ID           string          `json:"id"`
+			Disposition  string          `json:"disposition"`
+			Signer       string          `json:"signer"`
+			CanonicalHex string          `json:"canonical_utf8_hex"`
+			Card         json.RawMessage `json:"served_card"`
+		} `json:"vectors"`
+	}
+	if err := json.Unmarshal(raw, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	var jwk jose.JSONWebKey
+	if err := jwk.UnmarshalJSON(corpus.TestKey.JWK); err != nil {
+		t.Fatal(err)
+	}
+	accepted, rejected := 0, 0
+	for _, v := range corpus.Vectors {
+		got, err := Canonical(v.Card)
+		if err != nil {
+			t.Fatalf("%s: %v", v.ID, err)
+		}
+		if hex.EncodeToString(got) != v.CanonicalHex {
+			t.Errorf("%s (%s): Canonical =\n%s\nwant the vector's bytes", v.ID, v.Signer, got)
+		}
+		ver, err := Verify(v.Card, jwk.Key)
+		switch v.Disposition {
+		case "MUST-ACCEPT":
+			accepted++
+			if err != nil || ver.KeyID != "hs-interop-test-v1" || ver.Algorithm != "ES256" {
+				t.Errorf("%s (%s): Verify = %+v, %v; want hs-interop-test-v1 ES256", v.ID, v.Signer, ver, err)
+			}
+		case "MUST-REJECT":
+			rejected++
+			if !errors.Is(err, ErrNotVerified) {
+				t.Errorf("%s (%s): Verify = %+v, %v; want ErrNotVerified", v.ID, v.Signer, ver, err)
+			}
+		default:
+			t.Errorf("%s: disposition %q", v.ID, v.Disposition)
+		}
+		// An Ed25519 key never verifies an ES256 signature.
+		edPub, _, _ := ed25519.GenerateKey(nil)
+		if _, err := Verify(v.Card, edPub); !errors.Is(err, ErrNotVerified) {
+			t.Errorf("%s with an Ed25519 key = %v, want ErrNotVerified", v.ID, err)
+		}
+	}
+	if accepted != 4 || rejected != 1 || accepted != corpus.Counts.Accept || rejected != corpus.Counts.Reject {
+		t.Errorf("corpus: %d accepted, %d rejected; want 4 and 1 (counts %+v)", accepted, rejected, corpus.Counts)
 	}
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/base64"
@@ -17,6 +20,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/agentcard"
@@ -34,11 +39,12 @@ const cardUsage = `Usage: mur card verify <url> [--key <file>] [--json]
 
 Fetches the Agent Card at <url>/.well-known/agent-card.json (or <url> itself
 when it names a .json file) and verifies its signatures (A2A §8.4): a JWS over
-the RFC 8785 canonical card without its signatures, alg EdDSA, kid in the
-protected header. --key names the Ed25519 public key to verify with: a PEM
-public key, a PEM private key, or the raw 32 bytes base64url; the default is
-the operator's card key in $MURMUR_HOME (keys/card-ed25519.pem), which every
-standalone door of this home signs with. Prints "verified: <kid>" and exits 0
+the RFC 8785 canonical card without its signatures, kid in the protected
+header. --key names the public key to verify with, Ed25519 (alg
+EdDSA) or ECDSA on P-256, P-384 or P-521 (ES256, ES384, ES512): a PEM public
+key, a PEM private key, a JWK (RFC 7517) JSON object, or an Ed25519 key's raw
+32 bytes base64url; the default is the operator's card key in $MURMUR_HOME
+(keys/card-ed25519.pem), which every standalone door of this home signs with. Prints "verified: <kid>" and exits 0
 when a signature verifies; exits 1 when the card is unsigned or none
 verifies. --json prints one JSON object instead (docs/json.md).`
 
@@ -62,7 +68,7 @@ func runCard(ctx context.Context, env *Env, args []string) int {
 		return usageError(env, "card", "want 'mur card verify <url>'")
 	}
 	fs := flag.NewFlagSet("card verify", flag.ContinueOnError)
-	keyFile := fs.String("key", "", "the Ed25519 public key `file` to verify with (default: the operator's card key)")
+	keyFile := fs.String("key", "", "the public key `file` to verify with: PEM, JWK or Ed25519 base64url (default: the operator's card key)")
 	jsonOut := fs.Bool("json", false, "print one JSON object (docs/json.md)")
 	pos, code, done := parseInterspersed(env, "card", cardUsage, fs, args[1:])
 	if done {
@@ -110,7 +116,7 @@ func runCard(ctx context.Context, env *Env, args []string) int {
 }
 
 // cardVerifyKey reads --key, or the operator's card key when it is "".
-func cardVerifyKey(env *Env, file string) (ed25519.PublicKey, error) {
+func cardVerifyKey(env *Env, file string) (crypto.PublicKey, error) {
 	if file == "" {
 		home, err := murhome.Home(env.Getenv)
 		if err != nil {
@@ -126,32 +132,43 @@ func cardVerifyKey(env *Env, file string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
+	var k any
 	if blk, _ := pem.Decode(b); blk != nil {
-		var k any
 		switch blk.Type {
 		case "PUBLIC KEY":
 			k, err = x509.ParsePKIXPublicKey(blk.Bytes)
 		case "PRIVATE KEY":
 			k, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+		case "EC PRIVATE KEY":
+			k, err = x509.ParseECPrivateKey(blk.Bytes)
 		default:
 			return nil, fmt.Errorf("%s: a PEM %s, want PUBLIC KEY or PRIVATE KEY", file, blk.Type)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		switch k := k.(type) {
-		case ed25519.PublicKey:
-			return k, nil
-		case ed25519.PrivateKey:
-			return k.Public().(ed25519.PublicKey), nil
+	} else if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 && trimmed[0] == '{' {
+		var jwk jose.JSONWebKey
+		if err := jwk.UnmarshalJSON(trimmed); err != nil {
+			return nil, fmt.Errorf("%s: not a JWK: %w", file, err)
 		}
-		return nil, fmt.Errorf("%s: not an Ed25519 key", file)
+		k = jwk.Key
+	} else {
+		raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(string(trimmed), "="))
+		if err != nil || len(raw) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("%s: neither a PEM key, a JWK nor 32 bytes of base64url", file)
+		}
+		return ed25519.PublicKey(raw), nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(strings.TrimSpace(string(b)), "="))
-	if err != nil || len(raw) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("%s: neither a PEM key nor 32 bytes of base64url", file)
+	switch k := k.(type) {
+	case ed25519.PublicKey, *ecdsa.PublicKey:
+		return k, nil
+	case ed25519.PrivateKey:
+		return k.Public(), nil
+	case *ecdsa.PrivateKey:
+		return k.Public(), nil
 	}
-	return ed25519.PublicKey(raw), nil
+	return nil, fmt.Errorf("%s: a %T, want an Ed25519 or ECDSA key", file, k)
 }
 
 // fetchCard GETs the card at a door URL (its well-known path) or a card URL.

@@ -90,3 +90,49 @@ func TestCardVerify_Signed(t *testing.T) {
 		t.Errorf("an unsigned card = %d %q, want exit 1", code, errOut)
 	}
 }
+
+// mur card verify accepts a card another implementation signed: the
+// a2a-python cross-SDK vectors (agentcard/testdata/a2a-card-sign-v01.json),
+// ES256 under a published test key given as a JWK, signed by a2a-sdk,
+// @a2a-js/sdk and a2a-go; the card edited after signing is refused.
+func TestCardVerify_OtherImplementations(t *testing.T) {
+	t.Parallel()
+	e := doorEnv(t)
+	raw, err := os.ReadFile("../../agentcard/testdata/a2a-card-sign-v01.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		TestKey struct {
+			JWK json.RawMessage `json:"jwk"`
+		} `json:"test_key"`
+		Vectors []struct {
+			ID          string          `json:"id"`
+			Disposition string          `json:"disposition"`
+			Signer      string          `json:"signer"`
+			Card        json.RawMessage `json:"served_card"`
+		} `json:"vectors"`
+	}
+	if err := json.Unmarshal(raw, &corpus); err != nil || len(corpus.Vectors) != 5 {
+		t.Fatalf("corpus: %v, %d vectors", err, len(corpus.Vectors))
+	}
+	keyFile := filepath.Join(t.TempDir(), "testkey.jwk")
+	if err := os.WriteFile(keyFile, corpus.TestKey.JWK, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range corpus.Vectors {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(v.Card) }))
+		out, errOut, code := e.cardVerify(t, srv.URL, "--key", keyFile)
+		srv.Close()
+		switch v.Disposition {
+		case "MUST-ACCEPT":
+			if code != 0 || !strings.HasPrefix(out, "verified: hs-interop-test-v1 (ES256), card Interop Probe at ") {
+				t.Errorf("%s (%s) = %d %q %q, want verified", v.ID, v.Signer, code, out, errOut)
+			}
+		default:
+			if code != 1 || !strings.Contains(errOut, "no signature on the card verifies") {
+				t.Errorf("%s (%s) = %d %q %q, want exit 1", v.ID, v.Signer, code, out, errOut)
+			}
+		}
+	}
+}
