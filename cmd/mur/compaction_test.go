@@ -14,20 +14,34 @@ import (
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
-// compactionRun runs a task of turns tool calls, each printing about 2.2k
-// tokens, in a 16000-token window (budget 14976 with max_tokens 1024,
-// compaction at 0.8 of it: a turn's tool output fits the headroom), on
-// the openai fake; the summary call (no tools offered) answers a summary.
-// It returns the fake, the records directory and mur's exit.
-func compactionRun(t *testing.T, turns int, artifacts string) (*fake.Server, string, int, string) {
-	return compactionRunWith(t, turns, artifacts, fake.Text("the agent has listed numbers; keep going"))
+// longTask is a task of turns tool calls, each printing about 2.4k tokens
+// (seq n n+1900), on the openai fake with a window of window tokens
+// (context.max_tokens the same, max_tokens 1024: a budget of window − 1024,
+// compaction at 0.8 of it, so a turn's tool output fits the headroom); the
+// fake refuses a request past its window as OpenAI does. The summary call
+// (no tools offered) is answered summary (nil: a fixed text).
+type longTask struct {
+	turns     int
+	window    int64
+	artifacts string // the manifest's artifacts block, if any
+	summary   *fake.Reply
 }
 
-// compactionRunWith is compactionRun with the summary call answered summary.
-func compactionRunWith(t *testing.T, turns int, artifacts string, summary fake.Reply) (*fake.Server, string, int, string) {
+// compactionRun runs a 40-turn long task in a 16000-token window.
+func compactionRun(t *testing.T, turns int, artifacts string) (*fake.Server, string, int, string) {
+	return longTask{turns: turns, window: 16000, artifacts: artifacts}.run(t)
+}
+
+// run runs the task and returns the fake, the records directory, mur's
+// exit and its output.
+func (lt longTask) run(t *testing.T) (*fake.Server, string, int, string) {
 	t.Helper()
-	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test", ContextWindow: lt.window})
 	t.Cleanup(srv.Close)
+	summary := fake.Text("the agent has listed numbers; keep going")
+	if lt.summary != nil {
+		summary = *lt.summary
+	}
 	var mu sync.Mutex
 	agent := 0
 	srv.SetHandler(func(r fake.Request) fake.Reply {
@@ -37,14 +51,15 @@ func compactionRunWith(t *testing.T, turns int, artifacts string, summary fake.R
 			return summary
 		}
 		agent++
-		if agent > turns {
+		if agent > lt.turns {
 			return fake.Text("counted to the end")
 		}
 		return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)})
 	})
 	e := newRunEnv(t, map[string]string{
-		"murmur.yaml": "name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\n" + artifacts +
-			"inference:\n  max_turns: 100\n  max_tokens: 1024\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+		"murmur.yaml": fmt.Sprintf("name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: %d\n", lt.window) + lt.artifacts +
+			fmt.Sprintf("inference:\n  max_turns: %d\n  max_tokens: 1024\n", lt.turns+10) +
+			"  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
 			"\n    api_key: ${TEST_OPENAI_KEY}\n  compaction: {threshold: 0.8, dump_summaries: true}\ncapabilities:\n  shell:\n    allow: [bash]\n",
 		".env": "TEST_OPENAI_KEY=sk-test\n",
 	})
@@ -56,6 +71,9 @@ func compactionRunWith(t *testing.T, turns int, artifacts string, summary fake.R
 	}
 	return srv, recs[0], code, stdout + stderr
 }
+
+// compactArtifact declares the built-in compactor.
+const compactArtifact = "artifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n"
 
 // recordsOf returns the trace records of one event type.
 func recordsOf(t *testing.T, dir, eventType string) []map[string]any {
@@ -83,7 +101,7 @@ func recordsOf(t *testing.T, dir, eventType string) []map[string]any {
 // (mur's estimate, ceil(bytes/4)), each compaction is a record with the
 // check's figures, and its summary is in out/compaction-summaries.jsonl.
 func TestCompactionKeepsUnderBudget(t *testing.T) {
-	srv, recs, code, out := compactionRun(t, 40, "artifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n")
+	srv, recs, code, out := compactionRun(t, 40, compactArtifact)
 	if code != 0 || !strings.Contains(out, "counted to the end") {
 		t.Fatalf("exit %d, output %q", code, out)
 	}
@@ -113,10 +131,11 @@ func TestCompactionKeepsUnderBudget(t *testing.T) {
 }
 
 // TestCompactionDeclinedWithoutHook: with no compaction hook declared the
-// check fires and declines (no_hook_replacement), and the conversation
-// grows past the budget.
+// check fires and declines (no_hook_replacement), the conversation grows
+// past the window, and the provider's refusal ends the task failed with
+// its own error: OpenAI's 400 context_length_exceeded.
 func TestCompactionDeclinedWithoutHook(t *testing.T) {
-	srv, recs, _, _ := compactionRun(t, 12, "")
+	srv, recs, code, out := compactionRun(t, 12, "")
 	d := recordsOf(t, recs, "compaction_declined")
 	if len(d) == 0 || d[0]["reason"] != "no_hook_replacement" {
 		t.Fatalf("declined = %v", d)
@@ -125,16 +144,64 @@ func TestCompactionDeclinedWithoutHook(t *testing.T) {
 		t.Errorf("compaction = %v", c)
 	}
 	reqs := srv.Requests()
-	if last := (len(reqs[len(reqs)-1].Body) + 3) / 4; last <= 16000-1024 {
-		t.Errorf("the last request is %d tokens, want over the budget", last)
+	input := fake.Tokens(reqs[len(reqs)-1].Body)
+	want := fmt.Sprintf(`error: openai endpoint answered HTTP 400: {"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 16000 tokens. However, you requested %d tokens (%d in the messages, 1024 in the completion). Please reduce the length of the messages or completion.","param":"messages","type":"invalid_request_error"}}`+"\nstatus:  failed\n", input+1024, input)
+	if code == 0 || input+1024 <= 16000 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, last request %d tokens, output %q; want %q", code, input, out, want)
+	}
+	if strings.Contains(out, "counted to the end") {
+		t.Errorf("the task answered: %q", out)
+	}
+	ends := recordsOf(t, recs, "session_end")
+	if len(ends) != 1 || ends[0]["exit_status"] != "failed" {
+		t.Errorf("session_end = %v", ends)
+	}
+}
+
+// TestCompaction200Turns32k: a 200-turn task whose tool outputs total
+// about 480k tokens, in a 32000-token window the fake enforces, completes
+// with the right answer through the built-in compactor: no request is
+// refused or over the budget (the window less max_tokens), and every
+// compaction is a record — about one every nine turns. Without the
+// compactor the same task fails on the provider's refusal.
+func TestCompaction200Turns32k(t *testing.T) {
+	srv, recs, code, out := longTask{turns: 200, window: 32000, artifacts: compactArtifact}.run(t)
+	if code != 0 || !strings.Contains(out, "counted to the end") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	const budget = 32000 - 1024
+	reqs := srv.Requests()
+	agent := 0
+	for i, r := range reqs {
+		if tokens := fake.Tokens(r.Body); tokens > budget {
+			t.Errorf("request %d: %d tokens, over the budget %d", i, tokens, budget)
+		}
+		if len(r.Decoded.Tools) > 0 {
+			agent++
+		}
+	}
+	cs := recordsOf(t, recs, "compaction")
+	if agent != 201 || len(cs) < 15 || len(reqs) != agent+len(cs) {
+		t.Errorf("agent requests %d (want 201), compactions %d (want 15 or more), requests %d", agent, len(cs), len(reqs))
+	}
+	if f := srv.Failures(); len(f) > 0 {
+		t.Errorf("bad requests: %v", f)
+	}
+	if d := recordsOf(t, recs, "compaction_declined"); len(d) != 0 {
+		t.Errorf("declined = %v", d)
+	}
+	t.Logf("%d requests, %d compactions", len(reqs), len(cs))
+	_, _, code, out = longTask{turns: 200, window: 32000}.run(t)
+	if code == 0 || !strings.Contains(out, `"code":"context_length_exceeded"`) {
+		t.Errorf("without compaction: exit %d, output %q; want the provider's refusal", code, out)
 	}
 }
 
 // TestCompactionHookFailed: the built-in compactor's summary call refused
 // ends the attempt failed with the refusal, and no compaction is written.
 func TestCompactionHookFailed(t *testing.T) {
-	_, recs, code, out := compactionRunWith(t, 40, "artifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n",
-		fake.Status(400, "summary refused"))
+	refused := fake.Status(400, "summary refused")
+	_, recs, code, out := longTask{turns: 40, window: 16000, artifacts: compactArtifact, summary: &refused}.run(t)
 	want := `error: compaction hook failed: openai endpoint answered HTTP 400: {"error":{"code":null,"message":"summary refused","type":"fake_error"}}` + "\nstatus:  failed\n"
 	if code == 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, output %q; want %q", code, out, want)
@@ -154,14 +221,14 @@ func TestCompactionHookFailed(t *testing.T) {
 // actual), every request the fake checks is well formed and under the
 // budget, and the task completes.
 func TestCompactionAnthropicProviderCounts(t *testing.T) {
-	srv := anthropicfake.New(anthropicfake.Config{APIKey: "sk-ant"})
+	srv := anthropicfake.New(anthropicfake.Config{APIKey: "sk-ant", ContextWindow: 16000})
 	defer srv.Close()
 	var mu sync.Mutex
 	agent := 0
 	srv.SetHandler(func(r anthropicfake.Request) anthropicfake.Reply {
 		mu.Lock()
 		defer mu.Unlock()
-		usage := &anthropicfake.Usage{InputTokens: int64(len(r.Body)+3) / 4, OutputTokens: 20}
+		usage := &anthropicfake.Usage{InputTokens: anthropicfake.Tokens(r.Body), OutputTokens: 20}
 		if len(r.Decoded.Tools) == 0 {
 			return anthropicfake.Reply{Text: "the agent has listed numbers; keep going", Usage: usage}
 		}

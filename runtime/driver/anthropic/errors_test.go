@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +126,39 @@ func TestNotFound(t *testing.T) {
 		"/v1/messages; a 404 names a model or an endpoint the server does not know: endpoint is the base URL the Anthropic SDK takes, such as https://api.anthropic.com, without /v1, and requests go to <endpoint>/v1/messages)"
 	if driver.Cause(err) != "driver_error" || driver.Reason(err) != want {
 		t.Errorf("Complete() error = %s: %q\nwant driver_error: %q", driver.Cause(err), driver.Reason(err), want)
+	}
+}
+
+// TestContextWindowRefused_DRV9: a fake given a window answers as
+// Anthropic does — 400 invalid_request_error — a request whose input and
+// max_tokens exceed it ("input length and `max_tokens` exceed context
+// limit") and one whose input alone does ("prompt is too long"), each
+// once and unretried; a request that fits is served.
+func TestContextWindowRefused_DRV9(t *testing.T) {
+	t.Parallel()
+	srv := fake.New(fake.Config{APIKey: "k", ContextWindow: 200})
+	defer srv.Close()
+	srv.SetHandler(func(fake.Request) fake.Reply { return fake.Text("ok") })
+	d, sl := newDriver(t, srv, "k")
+	if _, err := ask(d); err != nil {
+		t.Fatalf("a request that fits: %v", err)
+	}
+	for _, tc := range []struct {
+		size int
+		want string // %d: the input tokens
+	}{
+		{600, "input length and `max_tokens` exceed context limit: %d + 50 > 200, decrease input length or `max_tokens` and try again"},
+		{900, "prompt is too long: %d tokens > 200 maximum"},
+	} {
+		_, err := d.Complete(context.Background(), &driver.Request{Model: "m", MaxTokens: 50,
+			Messages: []driver.Message{msg(driver.RoleUser, driver.TextBlock(strings.Repeat("x", tc.size)))}})
+		reqs := srv.Requests()
+		want := `anthropic endpoint answered HTTP 400: {"error":{"message":"` + fmt.Sprintf(tc.want, fake.Tokens(reqs[len(reqs)-1].Body)) + `","type":"invalid_request_error"},"type":"error"}`
+		if driver.Reason(err) != want || driver.Cause(err) != "driver_error" {
+			t.Errorf("error = %q (%s), want %q", driver.Reason(err), driver.Cause(err), want)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 || len(sl.Got()) != 0 || len(srv.Failures()) != 0 {
+		t.Errorf("requests %d, waits %v, failures %v; want 3, none, none", n, sl.Got(), srv.Failures())
 	}
 }

@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -252,5 +253,29 @@ func TestNotFound(t *testing.T) {
 		"/chat/completions; a 404 names a model or an endpoint the server does not know: endpoint is the base URL the OpenAI SDK takes, such as https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama, and requests go to <endpoint>/chat/completions)"
 	if driver.Cause(err) != "driver_error" || driver.Reason(err) != want {
 		t.Errorf("Complete() error = %s: %q\nwant driver_error: %q", driver.Cause(err), driver.Reason(err), want)
+	}
+}
+
+// TestContextWindowRefused_DRV9: a fake given a window answers a request
+// whose input and completion cap exceed it as OpenAI does — 400
+// context_length_exceeded — once, unretried, and serves one that fits.
+func TestContextWindowRefused_DRV9(t *testing.T) {
+	t.Parallel()
+	srv := fake.New(fake.Config{APIKey: "k", ContextWindow: 200})
+	defer srv.Close()
+	srv.SetHandler(func(fake.Request) fake.Reply { return fake.Text("ok") })
+	d, sl := newDriver(t, srv, "k", nil)
+	if _, err := ask(d); err != nil {
+		t.Fatalf("a request that fits: %v", err)
+	}
+	_, err := d.Complete(context.Background(), &driver.Request{Model: "m", Messages: []driver.Message{userMsg(strings.Repeat("x", 800))}, MaxTokens: 10})
+	reqs := srv.Requests()
+	input := fake.Tokens(reqs[len(reqs)-1].Body)
+	want := fmt.Sprintf(`openai endpoint answered HTTP 400: {"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 200 tokens. However, you requested %d tokens (%d in the messages, 10 in the completion). Please reduce the length of the messages or completion.","param":"messages","type":"invalid_request_error"}}`, input+10, input)
+	if driver.Reason(err) != want || driver.Cause(err) != "driver_error" {
+		t.Errorf("error = %q (%s), want %q", driver.Reason(err), driver.Cause(err), want)
+	}
+	if len(reqs) != 2 || len(sl.Got()) != 0 || len(srv.Failures()) != 0 {
+		t.Errorf("requests %d, waits %v, failures %v; want 2, none, none", len(reqs), sl.Got(), srv.Failures())
 	}
 }

@@ -22,6 +22,7 @@ package fake
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
@@ -49,6 +50,24 @@ var wire = fakeserver.Wire[MessagesRequest, Reply]{
 	NoReplyType:  "api_error",
 	WriteError:   writeError,
 	WriteReply:   Reply.write,
+	MaxOutput:    func(m MessagesRequest) int64 { return int64(m.MaxTokens) },
+	OverWindow:   overWindow,
+}
+
+// Tokens is the fake's count of a request body's input tokens
+// (fakeserver.Tokens): what a test reports as usage.input_tokens.
+func Tokens(body []byte) int64 { return fakeserver.Tokens(body) }
+
+// overWindow is Anthropic's refusal of a request past the model's context
+// window: 400 invalid_request_error, "prompt is too long" when the input
+// alone exceeds it, else the input and max_tokens together.
+func overWindow(w http.ResponseWriter, input, output, window int64) {
+	msg := fmt.Sprintf("input length and `max_tokens` exceed context limit: %d + %d > %d, decrease input length or `max_tokens` and try again", input, output, window)
+	if input > window {
+		msg = fmt.Sprintf("prompt is too long: %d tokens > %d maximum", input, window)
+	}
+	body := fakeserver.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}})
+	fakeserver.WriteReply(w, http.StatusBadRequest, nil, body)
 }
 
 // New starts a server on a loopback port. Close it when done.

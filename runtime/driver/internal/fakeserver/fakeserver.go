@@ -33,10 +33,21 @@ type Config struct {
 	APIKey string
 	// Model, when set, is the model every request must name.
 	Model string
+	// ContextWindow, when set, is the model's window in tokens: a request
+	// whose input (Tokens of its body) and output cap together exceed it is
+	// refused as the provider refuses it (the wire's OverWindow), and is no
+	// check failure. Wires without OverWindow ignore it.
+	ContextWindow int64
 }
 
+// Tokens is a fake's count of a request body's input tokens: one for each
+// four bytes, rounded up. Tests report it in usage to stand for the
+// provider's own count.
+func Tokens(body []byte) int64 { return (int64(len(body)) + 3) / 4 }
+
 // Wire is what one provider's fake says about its API: B is its request
-// body, R its scripted reply. Every field but Base and KeyPrefix must be set.
+// body, R its scripted reply. Every field but Base, KeyPrefix,
+// MaxOutput and OverWindow must be set.
 type Wire[B, R any] struct {
 	// Base is the path a driver's endpoint ends in ("/v1" or ""): Server.URL
 	// is the server's root followed by Base.
@@ -60,6 +71,12 @@ type Wire[B, R any] struct {
 	// WriteReply writes reply r to request number n (from 0), which named
 	// model: a method expression such as Reply.write.
 	WriteReply func(r R, w http.ResponseWriter, n int, model string)
+	// MaxOutput is the output cap a body asks for (0 = none) and
+	// OverWindow writes the provider's refusal of a request past
+	// Config.ContextWindow: input tokens, the output cap, the window. Both
+	// nil: the wire has no window.
+	MaxOutput  func(B) int64
+	OverWindow func(w http.ResponseWriter, input, output, window int64)
 }
 
 // Server is a running fake. Its methods are safe for concurrent use.
@@ -71,6 +88,7 @@ type Server[B, R any] struct {
 	wire     Wire[B, R]
 	key      string
 	model    string
+	window   int64
 	srv      *httptest.Server
 	mu       sync.Mutex
 	queue    []R
@@ -83,7 +101,7 @@ type Server[B, R any] struct {
 // New starts a server on a loopback port that expects what cfg says. Close
 // it when done.
 func New[B, R any](wire Wire[B, R], cfg Config) *Server[B, R] {
-	s := &Server[B, R]{wire: wire, key: cfg.APIKey, model: cfg.Model}
+	s := &Server[B, R]{wire: wire, key: cfg.APIKey, model: cfg.Model, window: cfg.ContextWindow}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + wire.Base
 	return s
@@ -155,6 +173,13 @@ func (s *Server[B, R]) serve(w http.ResponseWriter, r *http.Request) {
 		s.record(req)
 		s.wire.WriteError(w, http.StatusUnauthorized, s.wire.Unauthorized.Type, s.wire.Unauthorized.Message)
 		return
+	}
+	if s.window > 0 && s.wire.OverWindow != nil {
+		if input, output := Tokens(body), s.wire.MaxOutput(req.Decoded); input+output > s.window {
+			s.record(req)
+			s.wire.OverWindow(w, input, output, s.window)
+			return
+		}
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)

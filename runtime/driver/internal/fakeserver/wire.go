@@ -72,3 +72,13 @@ func WriteReply(w http.ResponseWriter, status int, header map[string]string, bod
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
+
+// Marshal is v as a provider writes JSON: no HTML escaping, no newline.
+// v is maps and plain values, which always marshal.
+func Marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -22,6 +22,7 @@ package fake
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/murmur-go/mur/runtime/driver/internal/fakeserver"
@@ -51,6 +52,33 @@ var wire = fakeserver.Wire[ChatRequest, Reply]{
 	NoReplyType:  "server_error",
 	WriteError:   writeError,
 	WriteReply:   Reply.write,
+	MaxOutput:    maxOutput,
+	OverWindow:   overWindow,
+}
+
+// Tokens is the fake's count of a request body's input tokens
+// (fakeserver.Tokens): what a test reports as usage.prompt_tokens.
+func Tokens(body []byte) int64 { return fakeserver.Tokens(body) }
+
+// maxOutput is the completion cap a request asks for.
+func maxOutput(c ChatRequest) int64 {
+	for _, n := range []*int{c.MaxTokens, c.MaxCompletionTokens} {
+		if n != nil {
+			return int64(*n)
+		}
+	}
+	return 0
+}
+
+// overWindow is OpenAI's refusal of a request past the model's context
+// length: 400 invalid_request_error, code context_length_exceeded.
+func overWindow(w http.ResponseWriter, input, output, window int64) {
+	msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, input)
+	if output > 0 {
+		msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", window, input+output, input, output)
+	}
+	body := fakeserver.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+	fakeserver.WriteReply(w, http.StatusBadRequest, nil, body)
 }
 
 // New starts a server on a loopback port. Close it when done.
