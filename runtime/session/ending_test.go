@@ -125,13 +125,15 @@ func (w *fakeWaiter) Ready() bool {
 	return w.arrived && !w.delivered
 }
 func (w *fakeWaiter) WaitingText() string { return "waiting on call-member: 1 call(s) outstanding" }
-func (w *fakeWaiter) Phase() string       { return "member_call" }
+func (w *fakeWaiter) Kind() tool.WorkKind {
+	return tool.WorkKind{Field: "member_calls", Phase: "member_call"}
+}
 func (w *fakeWaiter) Deliver() tool.Delivery {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.delivered = true
 	return tool.Delivery{Blocks: []string{"[call-member] call mcl_x to worker ended completed:\n" + tool.Fence("member:worker", "W-42")},
-		Field: "member_calls", IDs: []string{"mcl_x"}, StatusText: "continuing with 1 member answer(s)",
+		IDs: []string{"mcl_x"}, StatusText: "continuing with 1 member answer(s)",
 		Records: []tool.Rec{{Record: trace.MemberCall{TaskID: "?", CallID: "mcl_x", Status: "completed"}}}}
 }
 func (w *fakeWaiter) Abandon() []tool.Rec {

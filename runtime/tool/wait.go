@@ -19,9 +19,9 @@ type Waiter interface {
 	// WaitingText is this waiter's part of RND-1's status text, e.g.
 	// "waiting on call-member: 2 call(s) outstanding"; "" when nothing is out.
 	WaitingText() string
-	// Phase is the LOOP-16 phase a cancel lands in while the task waits on
-	// this waiter's work ("member_call", "delegation").
-	Phase() string
+	// Kind declares this waiter's kind of work: its task_continued field,
+	// its LOOP-16 phase and its place in a round.
+	Kind() WorkKind
 	// Deliver hands over every arrived, undelivered outcome (RND-2).
 	Deliver() Delivery
 	// Abandon accounts for every piece when the task ends without waiting
@@ -37,6 +37,17 @@ const (
 	FieldDelegations = "delegations"
 )
 
+// WorkKind is what a Waiter declares about its work, so that the continuation
+// names no kind itself: Field is the task_continued field its ids go to,
+// Phase the LOOP-16 phase a cancel lands in while its work is out, and
+// Order its place in a round, lower first (RND-2: member answers before
+// delegation outcomes).
+type WorkKind struct {
+	Field string
+	Phase string
+	Order int
+}
+
 // Delivery is what one Waiter hands to a continuation (RND-2).
 type Delivery struct {
 	// Blocks are the outcomes, each a header line and its fence (RND-4,
@@ -45,22 +56,9 @@ type Delivery struct {
 	// Lines are the waiter's runtime lines (RND-5..8), which follow every
 	// fence of the round (RND-4).
 	Lines      []string
-	Field      string   // task_continued's field for IDs: FieldMemberCalls or FieldDelegations
-	IDs        []string // ids delivered, in the field's order
+	IDs        []string // ids delivered, in the order of the waiter's field
 	Records    []Rec    // written before task_continued (parent: task)
 	StatusText string   // e.g. "continuing with 2 member answer(s)"
-}
-
-// fieldRank orders a round's deliveries: every member answer first, then
-// every delegation outcome (RND-2), then any other kind.
-func fieldRank(field string) int {
-	switch field {
-	case FieldMemberCalls:
-		return 0
-	case FieldDelegations:
-		return 1
-	}
-	return 2
 }
 
 // Pending reports whether any waiter has work out or an outcome to deliver:
@@ -124,23 +122,28 @@ type Round struct {
 }
 
 // Deliver collects every waiter's Delivery into the round's message, ids,
-// records and status (RND-2): member answers first, then delegation
-// outcomes, whatever order the waiters registered in.
+// records and status (RND-2), in the order the waiters' kinds declare
+// (member answers, then delegation outcomes), whatever order the waiters
+// registered in.
 func (ts *TaskState) Deliver() Round {
 	r := Round{IDs: map[string][]string{}}
-	var ds []Delivery
+	type delivered struct {
+		Delivery
+		kind WorkKind
+	}
+	var ds []delivered
 	for _, w := range ts.Waiters() {
 		if d := w.Deliver(); len(d.Blocks) > 0 || len(d.IDs) > 0 {
-			ds = append(ds, d)
+			ds = append(ds, delivered{d, w.Kind()})
 		}
 	}
-	slices.SortStableFunc(ds, func(a, b Delivery) int { return fieldRank(a.Field) - fieldRank(b.Field) })
+	slices.SortStableFunc(ds, func(a, b delivered) int { return a.kind.Order - b.kind.Order })
 	var parts, lines []string
 	for _, d := range ds {
 		parts = append(parts, d.Blocks...)
 		lines = append(lines, d.Lines...)
 		r.Records = append(r.Records, d.Records...)
-		r.IDs[d.Field] = append(r.IDs[d.Field], d.IDs...)
+		r.IDs[d.kind.Field] = append(r.IDs[d.kind.Field], d.IDs...)
 		switch {
 		case d.StatusText == "":
 		case r.Status == "":
@@ -156,28 +159,22 @@ func (ts *TaskState) Deliver() Round {
 // continuingPrefix opens every RND-2 status text.
 const continuingPrefix = "continuing with "
 
-// WaitPhase is the LOOP-16 phase a cancel during the wait lands in: the
-// phase of the first kind of work still out, member calls before
-// delegations (RND-3: member_call or delegation); "member_call" when none.
+// WaitPhase is the LOOP-16 phase a cancel during the wait lands in (RND-3):
+// the phase of the lowest-ordered kind of work still out; with nothing out,
+// of the lowest-ordered waiter; "" with no waiter.
 func (ts *TaskState) WaitPhase() string {
-	best, phase := 3, "member_call"
+	var best *WorkKind
+	out := false
 	for _, w := range ts.Waiters() {
-		if w.Outstanding() == 0 {
-			continue
-		}
-		// A waiter's phase names its kind; rank it as its field would.
-		rank := 2
-		switch w.Phase() {
-		case "member_call":
-			rank = 0
-		case "delegation":
-			rank = 1
-		}
-		if rank < best {
-			best, phase = rank, w.Phase()
+		k, has := w.Kind(), w.Outstanding() > 0
+		if best == nil || (has && !out) || (has == out && k.Order < best.Order) {
+			best, out = &k, has
 		}
 	}
-	return phase
+	if best == nil {
+		return ""
+	}
+	return best.Phase
 }
 
 // Abandon has every waiter account for its work as the task ends without

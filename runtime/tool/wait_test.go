@@ -18,6 +18,7 @@ type countWaiter struct {
 	ts    *TaskState
 	field string
 	text  string
+	kind  *WorkKind // declared kind; nil: the kind of field
 
 	mu        sync.Mutex
 	out, done int
@@ -44,17 +45,20 @@ func (w *countWaiter) Deliver() Delivery {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done == 0 {
-		return Delivery{Field: w.field}
+		return Delivery{}
 	}
 	w.done = 0
-	return Delivery{Blocks: []string{w.text}, Lines: []string{"[" + w.field + "] last"}, Field: w.field, IDs: []string{w.field + "_1"}, StatusText: "continuing with " + w.field,
+	return Delivery{Blocks: []string{w.text}, Lines: []string{"[" + w.field + "] last"}, IDs: []string{w.field + "_1"}, StatusText: "continuing with " + w.field,
 		Records: []Rec{{Record: trace.KeepWorking{TaskID: w.field}}}}
 }
-func (w *countWaiter) Phase() string {
-	if w.field == FieldDelegations {
-		return "delegation"
+func (w *countWaiter) Kind() WorkKind {
+	switch {
+	case w.kind != nil:
+		return *w.kind
+	case w.field == FieldDelegations:
+		return WorkKind{Field: w.field, Phase: "delegation", Order: 1}
 	}
-	return "member_call"
+	return WorkKind{Field: w.field, Phase: "member_call", Order: 0}
 }
 func (w *countWaiter) Abandon() []Rec {
 	w.mu.Lock()
@@ -180,6 +184,35 @@ func TestWaitPhase_LOOP16(t *testing.T) {
 	}
 	if got := ts.EndedIDs(FieldMemberCalls); got == nil || len(got) != 0 {
 		t.Errorf("EndedIDs(member_calls) = %#v, want empty", got)
+	}
+	calls.out, dels.out = 0, 0
+	if got := ts.WaitPhase(); got != "member_call" {
+		t.Errorf("WaitPhase with nothing out = %q, want the lowest-ordered kind's, member_call", got)
+	}
+	if got := NewTaskState(TaskInfo{ID: "tsk_b"}, nil).WaitPhase(); got != "" {
+		t.Errorf("WaitPhase with no waiter = %q", got)
+	}
+}
+
+// TestWaiterDeclaresKind_RND2: the continuation orders a round and picks
+// the wait's phase by the kinds the waiters declare, so a kind the core
+// has never heard of takes the place its Order gives it.
+func TestWaiterDeclaresKind_RND2(t *testing.T) {
+	ts := NewTaskState(TaskInfo{ID: "tsk_a"}, nil)
+	calls := &countWaiter{ts: ts, field: FieldMemberCalls, out: 1, done: 1, text: "answer"}
+	other := &countWaiter{ts: ts, field: "reviews", out: 1, done: 1, text: "review",
+		kind: &WorkKind{Field: "reviews", Phase: "review", Order: -1}}
+	ts.AddWaiter(calls)
+	ts.AddWaiter(other)
+	if got := ts.WaitPhase(); got != "review" {
+		t.Errorf("WaitPhase = %q, want review (Order -1 comes first)", got)
+	}
+	r := ts.Deliver()
+	if !strings.HasPrefix(r.Text, "review\n\nanswer") {
+		t.Errorf("round = %q, want the review block before the answer", r.Text)
+	}
+	if got := r.IDs["reviews"]; len(got) != 1 || got[0] != "reviews_1" {
+		t.Errorf("IDs[reviews] = %v", got)
 	}
 }
 

@@ -122,8 +122,13 @@ func (s *set) Ready() bool {
 	return tool.AnyArrived(s.dels)
 }
 
-// Phase is LOOP-16's phase of a cancel while the task waits on delegations.
-func (s *set) Phase() string { return "delegation" }
+// waiterKind is the set's kind of work: ids in task_continued's
+// delegations, phase delegation (LOOP-16), after member answers in a round
+// (RND-2).
+var waiterKind = tool.WorkKind{Field: tool.FieldDelegations, Phase: "delegation", Order: 1}
+
+// Kind declares the set's kind of work.
+func (s *set) Kind() tool.WorkKind { return waiterKind }
 
 // WaitingText is RND-1's status part; "" when nothing is out.
 func (s *set) WaitingText() string { return tool.WaitingText(s.Outstanding(), waitingText) }
@@ -133,7 +138,7 @@ func (s *set) WaitingText() string { return tool.WaitingText(s.Outstanding(), wa
 func (s *set) Deliver() tool.Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dv := tool.Delivery{Field: tool.FieldDelegations}
+	var dv tool.Delivery
 	for _, d := range s.dels {
 		if !d.Arrived() {
 			continue

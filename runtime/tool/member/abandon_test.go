@@ -191,7 +191,7 @@ func TestWaiter(t *testing.T) {
 			t.Errorf("WaitingText with nothing out = %q", s.WaitingText())
 		}
 		d := s.Deliver()
-		if d.StatusText != "continuing with 2 member answer(s)" || d.Field != "member_calls" || len(d.IDs) != 2 || len(d.Records) != 2 {
+		if d.StatusText != "continuing with 2 member answer(s)" || s.Kind().Field != "member_calls" || len(d.IDs) != 2 || len(d.Records) != 2 {
 			t.Errorf("delivery = %+v", d)
 		}
 		if s.Ready() {

@@ -169,8 +169,12 @@ func (s *callSet) Ready() bool {
 	return tool.AnyArrived(s.calls)
 }
 
-// Phase is LOOP-16's phase of a cancel while the task waits on calls.
-func (s *callSet) Phase() string { return "member_call" }
+// waiterKind is the call set's kind of work: ids in task_continued's
+// member_calls, phase member_call (LOOP-16), answers first in a round (RND-2).
+var waiterKind = tool.WorkKind{Field: tool.FieldMemberCalls, Phase: "member_call", Order: 0}
+
+// Kind declares the call set's kind of work.
+func (s *callSet) Kind() tool.WorkKind { return waiterKind }
 
 // WaitingText is RND-1's status text; "" when nothing is out.
 func (s *callSet) WaitingText() string { return tool.WaitingText(s.Outstanding(), waitingText) }
@@ -191,7 +195,7 @@ func (s *callSet) arrivedLocked() []*call {
 func (s *callSet) Deliver() tool.Delivery {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := tool.Delivery{Field: tool.FieldMemberCalls}
+	var d tool.Delivery
 	var answers []answer
 	for _, c := range s.arrivedLocked() {
 		d.Records = append(d.Records, s.account(c, true, c.end.status))
