@@ -523,6 +523,18 @@ func (t *taskRun) hookInferenceEvent(ctx context.Context, turn int, resp *driver
 		"input_tokens": resp.EstimatedInputTokens(), "output_tokens": resp.EstimatedOutputTokens(), "tool_calls": len(resp.ToolUses())})
 }
 
+// harnessInferenceEvent hands a transport: process turn to the on-inference
+// observers: what the harness decided, not a driver's stop reason and
+// counts, which a harness reports for its whole run only.
+func (t *taskRun) harnessInferenceEvent(turn int, decision string, toolName *string, harnessTurnID string) {
+	s := t.s
+	if s.hooks.Len() == 0 {
+		return
+	}
+	s.hooks.Observe(context.Background(), hook.OnInference, map[string]any{"turn": turn, "task_id": t.id, "decision": decision,
+		"tool_name": toolName, "harness_turn_id": harnessTurnID})
+}
+
 // gateTool is the on-tool-call decision point a tool's own calls pass (a
 // plan's tool steps): the loop's decideTool, as a refusal result.
 func (t *taskRun) gateTool(turn int) func(ctx context.Context, name string, input json.RawMessage) *tool.Result {

@@ -317,9 +317,11 @@ func (r *hrun) markTool(turn, maxTurns int) bool {
 }
 
 // harnessInference writes HREC-2's inference record for a turn: the
-// turn node its bridged calls hang from.
+// turn node its bridged calls hang from; then the on-inference observers
+// are handed it.
 func (t *taskRun) harnessInference(turn int, decision string, toolName *string, harnessTurnID string) {
 	_, _ = t.s.tr.Write(trace.Inference{Turn: turn, TaskID: t.id, Decision: decision, ToolName: toolName, HarnessTurnID: harnessTurnID})
+	t.harnessInferenceEvent(turn, decision, toolName, harnessTurnID)
 	t.mu.Lock()
 	t.inferred++
 	t.mu.Unlock()
