@@ -141,7 +141,9 @@ func TestSessionStop_METHSTOP1(t *testing.T) {
 	}
 }
 
-// TestCard_DOOR3_CARD1: the public card, no token and no version needed.
+// TestCard_DOOR3_CARD1: the public card, no token and no version needed;
+// revalidated on each use (no-cache, and A2A §8.6.1's max-age) against its
+// ETag, a 304 when unchanged.
 func TestCard_DOOR3_CARD1(t *testing.T) {
 	td := startDoor(t, opts{auth: true})
 	rep := td.do(http.MethodGet, a2aCardPath, "", "", "A2A-Version:", "Content-Type:")
@@ -153,7 +155,7 @@ func TestCard_DOOR3_CARD1(t *testing.T) {
 	if rep.status != 200 || rep.body != string(want.Public) {
 		t.Fatalf("card = %d %s, want %s", rep.status, rep.body, want.Public)
 	}
-	if rep.header.Get("Content-Type") != "application/json" || rep.header.Get("Cache-Control") != "no-cache" || rep.header.Get("ETag") == "" {
+	if rep.header.Get("Content-Type") != "application/json" || rep.header.Get("Cache-Control") != "no-cache, max-age=0" || rep.header.Get("ETag") == "" {
 		t.Errorf("card headers = %v", rep.header)
 	}
 	again := td.do(http.MethodGet, a2aCardPath, "", "", "If-None-Match: "+rep.header.Get("ETag"))

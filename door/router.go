@@ -99,13 +99,20 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
+// cardCacheControl lets a client keep the card but revalidate it each time
+// (its ETag makes that a 304): the card names the session, and a door that
+// starts later on the same port serves
+// another. no-cache is DOOR-3's; max-age=0 is
+// the max-age directive A2A §8.6.1 asks for, at the card's update frequency.
+const cardCacheControl = "no-cache, max-age=0"
+
 // serveCard answers the public card (DOOR-3, CARD-*): no token, no version.
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request) {
 	ex := exchangeOf(r)
 	ex.method = s.metrics.method(labelCard)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-cache")
+	h.Set("Cache-Control", cardCacheControl)
 	h.Set("ETag", s.etag)
 	if r.Header.Get("If-None-Match") == s.etag {
 		w.WriteHeader(http.StatusNotModified)
