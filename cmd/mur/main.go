@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/proc"
 )
 
@@ -68,6 +69,9 @@ func runMain(args []string, env *Env) int {
 		fmt.Fprintf(env.Stdout, "mur %s\n", version)
 		return 0
 	}
+	if args[0] == bridge.ProxyCommand {
+		return runProxy(env, args[1:])
+	}
 	if c := findCommand(args[0]); c != nil {
 		// Commands that handle signals themselves (mur run) replace this context.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -117,4 +121,19 @@ func printTopUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'mur <command> --help' or 'mur help <command>' for a command's flags.")
+}
+
+// runProxy is the hidden `mur __mcp-proxy <file>`: the stdio MCP server a
+// harness starts (codex, PROC-7), forwarding to the session's bridge with
+// the bearer in file. It exits 0 at EOF on stdin.
+func runProxy(env *Env, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(env.Stderr, "usage: mur %s <file>\n", bridge.ProxyCommand)
+		return 2
+	}
+	if err := bridge.Proxy(context.Background(), args[0], env.Stdin, env.Stdout); err != nil {
+		fmt.Fprintf(env.Stderr, "mur %s: %v\n", bridge.ProxyCommand, err)
+		return 1
+	}
+	return 0
 }

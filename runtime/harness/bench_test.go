@@ -58,18 +58,8 @@ func BenchmarkSpawnToFirstEvent(b *testing.B) {
 // benchSpawn spawns bin as r's dialect b.N times, each to its end, timing
 // Start to the first event.
 func benchSpawn(b *testing.B, r *rig, bin, model string, extra ...string) {
-	argv := r.d.Argv(harness.Run{Binary: bin, Dir: r.hdir, URL: r.br.URL(), Model: model})
-	env := append(r.d.Env([]string{"HOME", "PATH"}, func(n string) (string, bool) {
-		if n == "HOME" {
-			return r.home, true
-		}
-		return os.LookupEnv(n)
-	}, r.br.Token().Reveal()), extra...)
-	if r.d.Key == "claude" {
-		if err := os.WriteFile(filepath.Join(r.hdir, harness.MCPConfigFile), r.br.ClaudeConfig(), 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	argv, env := r.spawnArgs(bin, model, "")
+	env = append(env, extra...)
 	var firsts, versions []time.Duration
 	b.ResetTimer()
 	for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,22 +70,62 @@ func newRig(t testing.TB, d harness.Dialect) *rig {
 	return r
 }
 
-// run spawns the CLI as a run of the dialect (PROC-6/7/8) with prompt on
-// stdin; extra are more environment entries.
-func (r *rig) run(binary, model, resume, prompt string, extra ...string) probe {
+// murDir holds the mur binary murBinary builds; TestMain removes it.
+var murDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if murDir != "" {
+		_ = os.RemoveAll(murDir)
+	}
+	os.Exit(code)
+}
+
+// murBinary builds the mur binary once: codex starts it as its MCP
+// server (PROC-7's `mur __mcp-proxy`).
+var murBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "mur-harness-test-")
+	if err != nil {
+		return "", err
+	}
+	murDir = dir
+	bin := filepath.Join(dir, "mur")
+	if out, err := testmur.Combined(exec.Command("go", "build", "-o", bin, "../../cmd/mur")); err != nil {
+		return "", fmt.Errorf("go build mur: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// spawnArgs writes the dialect's bridge file (PROC-6's mcp.json, PROC-7's
+// proxy file) and returns the run's argv and environment (PROC-8).
+func (r *rig) spawnArgs(binary, model, resume string) ([]string, []string) {
 	r.t.Helper()
-	if r.d.Key == "claude" {
-		if err := os.WriteFile(filepath.Join(r.hdir, harness.MCPConfigFile), r.br.ClaudeConfig(), 0o600); err != nil {
+	name, config, mur := harness.MCPConfigFile, r.br.ClaudeConfig(), ""
+	if r.d.Key == "codex" {
+		var err error
+		if mur, err = murBinary(); err != nil {
 			r.t.Fatal(err)
 		}
+		name, config = harness.ProxyConfigFile, r.br.ProxyConfig()
 	}
-	argv := r.d.Argv(harness.Run{Binary: binary, Dir: r.hdir, URL: r.br.URL(), Model: model, Resume: resume})
+	if err := os.WriteFile(filepath.Join(r.hdir, name), config, 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	argv := r.d.Argv(harness.Run{Binary: binary, Dir: r.hdir, URL: r.br.URL(), Proxy: mur, Model: model, Resume: resume})
 	env := r.d.Env([]string{"HOME", "PATH"}, func(n string) (string, bool) {
 		if n == "HOME" {
 			return r.home, true
 		}
 		return os.LookupEnv(n)
-	}, r.br.Token().Reveal())
+	})
+	return argv, env
+}
+
+// run spawns the CLI as a run of the dialect (PROC-6/7/8) with prompt on
+// stdin; extra are more environment entries.
+func (r *rig) run(binary, model, resume, prompt string, extra ...string) probe {
+	r.t.Helper()
+	argv, env := r.spawnArgs(binary, model, resume)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

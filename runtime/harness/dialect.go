@@ -4,17 +4,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-// Files a run reads from the records directory's harness/ (PROC-6, PROC-8).
+// Files a run reads from the records directory's harness/ (PROC-6, PROC-8):
+// claude's MCP config and codex's proxy file hold the bridge's bearer.
 const (
 	MCPConfigFile    = "mcp.json"
+	ProxyConfigFile  = "bridge.json"
 	SystemPromptFile = "system-prompt.md"
 )
-
-// TokenEnv carries the bridge's bearer token to codex (PROC-7, PROC-8).
-const TokenEnv = "MURMUR_TOOL_SERVER_TOKEN"
 
 // Dialect is what one harness CLI needs (process.md §2, §4): its argv, its
 // environment, its event stream, and the version this build was tested
@@ -29,7 +29,7 @@ type Dialect struct {
 	Tested string
 
 	argv      func(r Run) []string
-	env       []string // variables set beside env.allow's, without the token
+	env       []string // variables set beside env.allow's
 	NewParser func() Parser
 }
 
@@ -41,6 +41,9 @@ type Run struct {
 	Model  string // inference.model, "" = the harness's default
 	// Resume is the harness session id a resume continues; "" for new.
 	Resume string
+	// Proxy is the absolute path of the mur binary codex starts as its
+	// stdio MCP server (bridge.Proxy), which reads <H>/bridge.json.
+	Proxy string
 }
 
 // Claude is the Claude Code dialect (PROC-6, HEV-1), tested against 2.1.328.
@@ -99,8 +102,8 @@ func codexArgv(r Run) []string {
 		"-c", "tools.experimental_request_user_input.enabled=false",
 		"-c", "project_doc_max_bytes=0",
 		"-c", "model_instructions_file="+tomlString(filepath.Join(r.Dir, SystemPromptFile)),
-		"-c", "mcp_servers.mur.url="+tomlString(r.URL),
-		"-c", "mcp_servers.mur.bearer_token_env_var="+tomlString(TokenEnv),
+		"-c", "mcp_servers.mur.command="+tomlString(r.Proxy),
+		"-c", "mcp_servers.mur.args=["+tomlString(bridge.ProxyCommand)+", "+tomlString(filepath.Join(r.Dir, ProxyConfigFile))+"]",
 		"-c", "mcp_servers.mur.required=true",
 		"-c", `mcp_servers.mur.default_tools_approval_mode="approve"`,
 		"-c", "mcp_servers.mur.tool_timeout_sec=86400")
@@ -120,18 +123,14 @@ func tomlString(s string) string {
 
 // Env is the harness's whole environment (PROC-8): each allow name that
 // lookup finds set (a set-but-empty value kept, an unset one left out),
-// then the dialect's own variables, and for codex the bridge's token.
-// Nothing else: no MURMUR_* of the runtime, no formation variable.
-func (d Dialect) Env(allow []string, lookup func(string) (string, bool), token string) []string {
+// then the dialect's own variables. Nothing else: no MURMUR_* of the
+// runtime, no formation variable, no bridge token.
+func (d Dialect) Env(allow []string, lookup func(string) (string, bool)) []string {
 	var env []string
 	for _, name := range allow {
 		if v, ok := lookup(name); ok {
 			env = append(env, name+"="+v)
 		}
 	}
-	env = append(env, d.env...)
-	if d.Key == manifest.HarnessCodex {
-		env = append(env, TokenEnv+"="+token)
-	}
-	return env
+	return append(env, d.env...)
 }

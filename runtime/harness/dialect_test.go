@@ -21,8 +21,8 @@ func TestArgv(t *testing.T) {
 	var b strings.Builder
 	for _, d := range []harness.Dialect{harness.Claude, harness.Codex} {
 		for _, r := range []harness.Run{
-			{Binary: "/opt/bin/" + d.Key, Dir: "/rec/ses/harness", URL: "http://127.0.0.1:4242/mcp"},
-			{Binary: "/opt/bin/" + d.Key, Dir: `/rec/a "quoted" \dir/harness`, URL: "http://127.0.0.1:4242/mcp", Model: "m-1", Resume: "sess-1"},
+			{Binary: "/opt/bin/" + d.Key, Dir: "/rec/ses/harness", URL: "http://127.0.0.1:4242/mcp", Proxy: "/opt/bin/mur"},
+			{Binary: "/opt/bin/" + d.Key, Dir: `/rec/a "quoted" \dir/harness`, URL: "http://127.0.0.1:4242/mcp", Proxy: "/opt/bin/mur", Model: "m-1", Resume: "sess-1"},
 		} {
 			argv, _ := json.Marshal(d.Argv(r))
 			b.WriteString(d.Name + " " + string(argv) + "\n")
@@ -32,16 +32,17 @@ func TestArgv(t *testing.T) {
 }
 
 // TestEnv is PROC-8: exactly the allowed names that are set (an empty
-// value kept, an unset one left out), then the dialect's own variables.
+// value kept, an unset one left out), then the dialect's own variables;
+// never the bridge's token.
 func TestEnv(t *testing.T) {
 	t.Parallel()
 	vals := map[string]string{"HOME": "/home/u", "PATH": "/bin", "EMPTY": "", "MURMUR_HOME": "/m"}
 	lookup := func(n string) (string, bool) { v, ok := vals[n]; return v, ok }
 	allow := []string{"HOME", "PATH", "EMPTY", "UNSET"}
-	if got := strings.Join(harness.Claude.Env(allow, lookup, "mtt_secret"), " "); got != "HOME=/home/u PATH=/bin EMPTY= ENABLE_TOOL_SEARCH=false" {
+	if got := strings.Join(harness.Claude.Env(allow, lookup), " "); got != "HOME=/home/u PATH=/bin EMPTY= ENABLE_TOOL_SEARCH=false" {
 		t.Errorf("claude env = %q", got)
 	}
-	if got := strings.Join(harness.Codex.Env(allow, lookup, "mtt_secret"), " "); got != "HOME=/home/u PATH=/bin EMPTY= MURMUR_TOOL_SERVER_TOKEN=mtt_secret" {
+	if got := strings.Join(harness.Codex.Env(allow, lookup), " "); got != "HOME=/home/u PATH=/bin EMPTY=" {
 		t.Errorf("codex env = %q", got)
 	}
 }

@@ -30,6 +30,7 @@ type hsession struct {
 	d       harness.Dialect
 	binary  string
 	dir     string   // <H>
+	mur     string   // the mur binary codex starts as its MCP proxy (PROC-7)
 	env     []string // the harness's whole environment (PROC-8)
 	limits  harness.Limits
 	br      *bridge.Server
@@ -54,6 +55,9 @@ func (s *Session) startHarness() error {
 	in := s.m.Inference
 	h := &hsession{d: harness.DialectOf(in.Harness), binary: s.l.Binary(), dir: filepath.Join(s.recordsDir, harnessDir),
 		limits: harness.LimitsFrom(s.l.Opts.Getenv), act: make(chan struct{}, 1), totals: map[string]*harness.UsageTotal{}}
+	if h.mur = s.cfg.Mur; h.mur == "" {
+		h.mur, _ = os.Executable()
+	}
 	if err := os.MkdirAll(h.dir, 0o700); err != nil {
 		return diag.IOError(h.dir, osText(err))
 	}
@@ -76,7 +80,7 @@ func (s *Session) startHarness() error {
 	if e := s.m.Capabilities.Env; e != nil {
 		allow = e.Allow
 	}
-	h.env = h.d.Env(allow, s.lookupEnv, br.Token().Reveal())
+	h.env = h.d.Env(allow, s.lookupEnv)
 	s.hx = h
 	return nil
 }

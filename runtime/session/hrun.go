@@ -106,6 +106,8 @@ func (t *taskRun) harnessRun(ctx context.Context, p prompt, resume string) runRe
 	}
 	if h.d.Key == manifest.HarnessClaude { // PROC-6: rewritten per run, 0600
 		_ = os.WriteFile(filepath.Join(h.dir, harness.MCPConfigFile), h.br.ClaudeConfig(), 0o600)
+	} else { // PROC-7: the stdio proxy's URL and bearer, 0600
+		_ = os.WriteFile(filepath.Join(h.dir, harness.ProxyConfigFile), h.br.ProxyConfig(), 0o600)
 	}
 	start := trace.HarnessStart{TaskID: t.id, Run: n, Mode: mode, PromptKind: p.kind, Harness: h.d.Name, Binary: h.binary,
 		ToolsOffered: nonNil(s.tools.Declared()), HarnessSessionID: resumed}
@@ -129,7 +131,7 @@ func (t *taskRun) harnessRun(ctx context.Context, p prompt, resume string) runRe
 	defer func() { h.br.EndRun(); h.setRun(nil) }()
 	began := s.now()
 	t.setPhase("inference") // LOOP-16: the harness is thinking (PROC-16)
-	proc, err := harness.Start(harness.Spawn{Argv: h.d.Argv(harness.Run{Binary: h.binary, Dir: h.dir, URL: h.br.URL(),
+	proc, err := harness.Start(harness.Spawn{Argv: h.d.Argv(harness.Run{Binary: h.binary, Dir: h.dir, URL: h.br.URL(), Proxy: h.mur,
 		Model: s.m.Inference.Model, Resume: resume}), Env: h.env, Dir: s.workdir, Stdin: []byte(p.text), Stderr: logf})
 	if err != nil {
 		msg := "the harness could not be started: " + err.Error()

@@ -11,17 +11,27 @@ import (
 )
 
 // codex speaks Codex CLI 0.169.0's exec --json (process.md HEV-2).
+// Its MCP server is the stdio command PROC-7's -c mcp_servers.mur.command
+// and .args name (mur's proxy).
 type codex struct {
-	home, id, resume, url string
-	br                    *bridge
-	n                     int
+	home, id, resume string
+	command          string
+	args             []string
+	br               *bridge
+	n                int
 }
 
 func newCodex(home string, args []string) *codex {
 	c := &codex{home: home}
 	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, `mcp_servers.mur.url="`); ok && i > 0 && args[i-1] == "-c" {
-			c.url = strings.TrimSuffix(v, `"`)
+		if i == 0 || args[i-1] != "-c" {
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, "mcp_servers.mur.command="); ok {
+			_ = json.Unmarshal([]byte(v), &c.command) // a TOML basic string
+		}
+		if v, ok := strings.CutPrefix(a, "mcp_servers.mur.args="); ok {
+			_ = json.Unmarshal([]byte(v), &c.args) // a TOML array of basic strings
 		}
 	}
 	if len(args) > 1 && args[1] == "resume" && len(args) >= 3 {
@@ -43,7 +53,7 @@ func (c *codex) start() (int, bool) {
 		c.id = newID()
 		_ = os.WriteFile(c.session(), []byte(`{}`), 0o600)
 	}
-	if c.br = connect(c.url, os.Getenv("MURMUR_TOOL_SERVER_TOKEN")); c.br == nil {
+	if c.br = connectStdio(c.command, c.args); c.br == nil {
 		fmt.Fprintln(os.Stderr, "Error: required MCP servers failed to initialize: mur: handshake failed")
 		return 1, true
 	}

@@ -2,8 +2,9 @@
 // (process.md PTEST-1): it speaks both dialects — Codex when its first
 // argument is "exec", else Claude Code — from a JSON script named by
 // FAKE_HARNESS_SCRIPT. Its steps emit the dialect's event lines, call the
-// bridge's tools as a real MCP client (the token from --mcp-config's file,
-// or MURMUR_TOOL_SERVER_TOKEN), write stderr, fall silent, fail as HEV-7
+// bridge's tools as a real MCP client (claude: over HTTP with the token from
+// --mcp-config's file; codex: through the stdio server its -c
+// mcp_servers.mur.command names, mur's proxy), write stderr, fall silent, fail as HEV-7
 // and THR-4 describe, or exit. It keeps sessions under
 // $HOME/.fakeharness/, so --resume and `exec resume` work, and appends each
 // invocation's argv, environment names (never values) and stdin to

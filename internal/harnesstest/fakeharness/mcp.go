@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +37,46 @@ func connect(url, token string) *bridge {
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
 	s, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		return nil
+	}
+	if _, err := s.ListTools(context.Background(), nil); err != nil {
+		return nil
+	}
+	return &bridge{s: s}
+}
+
+// connectStdio opens an MCP session with the stdio server command args
+// starts, as codex does: with only HOME and PATH in its environment. A bad
+// token run hands it a copy of its file (the last argument) with a wrong
+// token.
+func connectStdio(command string, args []string) *bridge {
+	if command == "" || len(args) == 0 {
+		return nil
+	}
+	args = slices.Clone(args)
+	if badToken {
+		b, err := os.ReadFile(args[len(args)-1])
+		if err != nil {
+			return nil
+		}
+		var f map[string]any
+		if json.Unmarshal(b, &f) != nil {
+			return nil
+		}
+		f["token"] = "mtt_wrong"
+		b, _ = json.Marshal(f)
+		bad := filepath.Join(os.Getenv("HOME"), ".fakeharness", "bad-bridge.json")
+		if os.WriteFile(bad, b, 0o600) != nil {
+			return nil
+		}
+		args[len(args)-1] = bad
+	}
+	cmd := exec.Command(command, args...)
+	cmd.Env = []string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	cmd.Stderr = os.Stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "fakeharness", Version: "1"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil
 	}

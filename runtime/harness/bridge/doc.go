@@ -22,7 +22,7 @@
 //	if err != nil { … }
 //	defer srv.Close(context.Background())
 //	os.WriteFile(filepath.Join(h, "mcp.json"), srv.ClaudeConfig(), 0o600) // claude (PROC-6)
-//	env = append(env, bridge.TokenEnv+"="+srv.Token().Reveal())        // codex (PROC-8)
+//	os.WriteFile(filepath.Join(h, "bridge.json"), srv.ProxyConfig(), 0o600) // codex (PROC-7)
 //
 //	srv.BeginRun()                 // before each harness process starts
 //	srv.Turn(turn)                 // the event reader saw turn open (HEV-3)
@@ -69,8 +69,9 @@
 // # The token
 //
 // Minted per Start: "mtt_" and 32 random bytes, base64url (BRG-1). It lives
-// in memory, in <H>/mcp.json (ClaudeConfig) and in codex's
-// MURMUR_TOOL_SERVER_TOKEN; never in argv, a log or a trace. Token's String,
+// in memory, in <H>/mcp.json (ClaudeConfig) and in <H>/bridge.json
+// (ProxyConfig), which `mur __mcp-proxy`, the stdio MCP server codex
+// starts, reads (Proxy); never in argv, an environment, a log or a trace. Token's String,
 // GoString, LogValue, MarshalText and MarshalJSON are redacted; Reveal is
 // the one way to the secret.
 package bridge

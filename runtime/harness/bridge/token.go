@@ -8,10 +8,6 @@ import (
 	"log/slog"
 )
 
-// TokenEnv is the variable codex reads the bearer token from
-// (mcp_servers.mur.bearer_token_env_var, PROC-7/8).
-const TokenEnv = "MURMUR_TOOL_SERVER_TOKEN"
-
 // tokenPrefix starts every bridge token (BRG-1).
 const tokenPrefix = "mtt_"
 
@@ -20,7 +16,7 @@ const redacted = tokenPrefix + "[redacted]"
 
 // Token is a session's bearer token. Printing, logging or marshalling it
 // shows only redacted; Reveal returns the secret for the two places it
-// belongs (mcp.json, codex's environment).
+// belongs (claude's mcp.json, codex's proxy file).
 type Token struct{ secret string }
 
 // newToken mints "mtt_" + 32 random bytes, base64url without padding.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,12 +14,13 @@ import (
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
-// A scoped tool of a Codex-dialect session cannot read the bridge's bearer
-// out of the harness's environment (PROC-8 hands it to codex there), nor
-// find it in any other readable /proc/*/environ or cmdline, nor reach its
-// runtime's memory: the bridged bash tool runs the probe, which scans every
-// process for MURMUR_TOOL_SERVER_TOKEN= and tries its mur's threads. (A
-// tool used to keep root's capabilities, and read the harness's environ.)
+// A scoped tool of a Codex-dialect session finds the bridge's bearer
+// nowhere it can read: not in any /proc/*/environ or cmdline (the probe
+// scans every process for the token's mtt_ prefix and tries its mur's
+// threads), not in <H>/bridge.json (the file codex's MCP server, `mur
+// __mcp-proxy`, reads it from). And the bearer is in neither codex's
+// argv nor its environment at all, so nothing that can read those finds
+// it (PROC-7, PROC-8). (Codex used to get it in MURMUR_TOOL_SERVER_TOKEN.)
 func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 	if _, err := proc.LandlockABI(); err != nil {
 		t.Skipf("the kernel offers no Landlock: %v", err)
@@ -27,7 +29,7 @@ func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 	if out, err := testmur.Combined(exec.Command("go", "build", "-o", filepath.Join(bin, "probe"), "../../../cmd/mur/testdata/probe")); err != nil {
 		t.Fatalf("go build probe: %v\n%s", err, out)
 	}
-	command := "probe " + hex.EncodeToString([]byte("MURMUR_TOOL_SERVER_TOKEN=")) + " $PPID; echo probe-exit=$?"
+	command := "probe " + hex.EncodeToString([]byte("mtt_")) + " $PPID; echo probe-exit=$?; find / -name bridge.json -exec cat {} + 2>/dev/null; echo find-done"
 	c := newCap(t, "codex", "", "", `{"runs":[{"steps":[
 		{"tool":{"name":"bash","args":{"command":`+mustJSON(command)+`}}},
 		{"answer":"DONE"}]}]}`)
@@ -49,7 +51,16 @@ func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 	if !strings.Contains(out, "probe done\n") || !strings.Contains(out, "probe-exit=0") {
 		t.Fatalf("the probe did not finish: %q", out)
 	}
-	if strings.Contains(out, "reached:") {
+	if strings.Contains(out, "reached:") || !strings.Contains(out, "find-done") || strings.Contains(out, `"token"`) {
 		t.Errorf("a scoped tool reached the bearer or its runtime:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(r.RecordsDir, "harness", "bridge.json"))
+	if fi, serr := os.Stat(filepath.Join(r.RecordsDir, "harness", "bridge.json")); err != nil || serr != nil || fi.Mode().Perm() != 0o600 || !strings.Contains(string(b), `"token":"mtt_`) {
+		t.Errorf("<H>/bridge.json: %v %v %q, want 0600 with the token", err, serr, b)
+	}
+	for _, fc := range c.calls(t) {
+		if strings.Contains(strings.Join(fc.Argv, " "), "mtt_") || slices.Contains(fc.Env, "MURMUR_TOOL_SERVER_TOKEN") {
+			t.Errorf("codex was handed the bearer: argv %q, environment %q", fc.Argv, fc.Env)
+		}
 	}
 }
