@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	anthropicfake "github.com/murmur-go/mur/runtime/driver/anthropic/fake"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
@@ -25,6 +27,7 @@ type longTask struct {
 	window    int64
 	artifacts string // the manifest's artifacts block, if any
 	summary   *fake.Reply
+	hooks     map[string]string // hook.sh of hooks installed with mur install -g, bound to on-compaction
 }
 
 // compactionRun runs a 40-turn long task in a 16000-token window.
@@ -63,6 +66,9 @@ func (lt longTask) run(t *testing.T) (*fake.Server, string, int, string) {
 			"\n    api_key: ${TEST_OPENAI_KEY}\n  compaction: {threshold: 0.8, dump_summaries: true}\ncapabilities:\n  shell:\n    allow: [bash]\n",
 		".env": "TEST_OPENAI_KEY=sk-test\n",
 	})
+	for name, script := range lt.hooks {
+		installCompactionHook(t, e, name, script)
+	}
 	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
 	wd, _ := filepath.EvalSymlinks(e.dir)
 	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
@@ -70,6 +76,51 @@ func (lt longTask) run(t *testing.T) (*fake.Server, string, int, string) {
 		t.Fatalf("records = %v; exit %d, stderr %q, stdout %q", recs, code, stderr, stdout)
 	}
 	return srv, recs[0], code, stdout + stderr
+}
+
+// installCompactionHook installs a hook artifact bound to on-compaction
+// with replace-context into e's global store.
+func installCompactionHook(t *testing.T, e *runEnv, name, script string) {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := "name: " + name + "\nversion: 1.0.0\nruntime: hook\nimplementation: native\ncommand: hook.sh\nbinding: on-compaction\ncommit_policy: replace-context\n"
+	for file, body := range map[string]string{"murmur.yaml": manifest, "hook.sh": script} {
+		if err := os.WriteFile(filepath.Join(src, file), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(murBin, "install", "-g", src)
+	cmd.Dir, cmd.Env = filepath.Dir(src), []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + e.home, "HOME=" + e.home}
+	if _, errOut, code := testmur.Exec(t, cmd); code != 0 {
+		t.Fatalf("mur install -g %s = %d: %s", name, code, errOut)
+	}
+}
+
+// squashHook is an on-compaction hook whose body (shell: $line is the
+// request, $id its id, $call the id of the turn's open tool call, reply
+// prints an answer) decides.
+func squashHook(body string) string {
+	return `#!/bin/sh
+reply() { printf '{"id":%s,%s}\n' "$id" "$1"; }
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\),.*/\1/')
+  call=$(printf '%s' "$line" | sed 's/.*id":"\(call_fake_[0-9]*_0\)".*/\1/')
+` + body + `done
+`
+}
+
+// squashed is the replacement squash answers: the task restated, and the
+// turn's open call (id $call) kept unless keepCall is false.
+func squashed(keepCall bool) string {
+	v := `{"role":"user","blocks":[{"type":"text","text":"list numbers; squash kept this"}]}`
+	if keepCall {
+		v += `,{"role":"assistant","blocks":[{"type":"tool_use","id":"'"$call"'","name":"bash","input":{"command":"seq"}}]}`
+	}
+	return `  reply '"answer":"replace-context","value":[` + v + `]'
+`
 }
 
 // compactArtifact declares the built-in compactor.
@@ -269,5 +320,105 @@ func TestCompactionAnthropicProviderCounts(t *testing.T) {
 		if c["tokens_before_source"] != "actual" {
 			t.Errorf("compaction = %v", c)
 		}
+	}
+}
+
+// squashArtifact declares the squash hook, with a 1 s deadline.
+const squashArtifact = "artifacts:\n  - {name: squash, version: 1.0.0, runtime: hook, capabilities: {limits: {deadline_seconds: 1}}}\n"
+
+// TestCompactionExternalHook: a hook bound to on-compaction with
+// replace-context replaces the conversation with what it answers — the
+// next request carries it — and the compaction record names it; the task
+// completes with every request under budget.
+func TestCompactionExternalHook(t *testing.T) {
+	srv, recs, code, out := longTask{turns: 30, window: 16000, artifacts: squashArtifact,
+		hooks: map[string]string{"squash": squashHook(squashed(true))}}.run(t)
+	if code != 0 || !strings.Contains(out, "counted to the end") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	cs := recordsOf(t, recs, "compaction")
+	if len(cs) < 3 {
+		t.Fatalf("compaction records = %v, want several", cs)
+	}
+	for _, c := range cs {
+		if c["hook_name"] != "squash" || c["tokens_after"].(float64) >= c["tokens_before"].(float64) {
+			t.Errorf("compaction = %v", c)
+		}
+	}
+	kept := 0
+	for i, r := range srv.Requests() {
+		if tokens := fake.Tokens(r.Body); tokens+1024 > 16000 {
+			t.Errorf("request %d: %d tokens, over the budget", i, tokens)
+		}
+		if r.Decoded.Messages[1].Text() == "list numbers; squash kept this" {
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Error("no request carried the hook's replacement")
+	}
+	if _, err := os.Stat(filepath.Join(recs, "out", "compaction-summaries.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a hook's replacement has no summary to dump: %v", err)
+	}
+}
+
+// TestCompactionHookFault: an on-compaction hook that exits, writes
+// garbage, outlives its deadline, answers another arm or replaces the
+// conversation with nothing ends the attempt failed — a failed
+// compactor leaves a conversation known to be over budget — with the
+// fault's text after "compaction hook failed: <hook>:", a
+// hook_dispatch_error, and no compaction.
+func TestCompactionHookFault(t *testing.T) {
+	for _, tc := range []struct{ name, body, reason, arm string }{
+		{"crash", "  exit 3\n", "the hook exited (exit code 3) without answering", "error"},
+		{"garbage", "  echo 'not json at all'\n", "the hook's output could not be read: not a JSON object", "error"},
+		{"hang", "  sleep 30\n", "the hook did not answer within 1 s", "timeout"},
+		{"wrong-arm", "  reply '\"answer\":\"deny\",\"reason\":\"no\"'\n", "the hook answered 'deny', which on-compaction does not honor", "deny"},
+		{"empty", "  reply '\"answer\":\"replace-context\",\"value\":[]'\n", "the hook answered replace-context without messages", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, recs, code, out := longTask{turns: 30, window: 16000, artifacts: squashArtifact,
+				hooks: map[string]string{"squash": squashHook(tc.body)}}.run(t)
+			want := "error: compaction hook failed: squash: " + tc.reason + "\nstatus:  failed\n"
+			if code == 0 || !strings.Contains(out, want) {
+				t.Fatalf("exit %d, output %q; want %q", code, out, want)
+			}
+			if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
+				t.Errorf("compaction = %v", c)
+			}
+			errs := recordsOf(t, recs, "hook_dispatch_error")
+			if tc.arm == "" && len(errs) != 0 || tc.arm != "" && len(errs) != 1 || len(errs) == 1 && (errs[0]["hook_name"] != "squash" || errs[0]["event"] != "on-compaction" || errs[0]["arm"] != tc.arm || errs[0]["reason"] != tc.reason) {
+				t.Errorf("hook_dispatch_error = %v", errs)
+			}
+			ends := recordsOf(t, recs, "session_end")
+			if len(ends) != 1 || ends[0]["exit_status"] != "failed" {
+				t.Errorf("session_end = %v", ends)
+			}
+		})
+	}
+}
+
+// TestCompactionDeclinedUnpaired: a replacement that drops the turn's
+// open tool call is refused — compaction_declined unresolved_tool_call
+// with the check's figure — and the task goes on with its conversation as
+// it was, over the budget until the provider refuses it.
+func TestCompactionDeclinedUnpaired(t *testing.T) {
+	srv, recs, code, out := longTask{turns: 30, window: 16000, artifacts: squashArtifact,
+		hooks: map[string]string{"squash": squashHook(squashed(false))}}.run(t)
+	d := recordsOf(t, recs, "compaction_declined")
+	if len(d) == 0 || d[0]["reason"] != "unresolved_tool_call" || d[0]["tokens"].(float64) < 0.8*(16000-1024) {
+		t.Fatalf("declined = %v", d)
+	}
+	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
+		t.Errorf("compaction = %v", c)
+	}
+	for _, r := range srv.Requests() {
+		if r.Decoded.Messages[1].Text() == "list numbers; squash kept this" {
+			t.Fatal("a request carried the refused replacement")
+		}
+	}
+	if code == 0 || !strings.Contains(out, `"code":"context_length_exceeded"`) {
+		t.Errorf("exit %d, output %q; want the provider's refusal", code, out)
 	}
 }

@@ -232,12 +232,28 @@ func (s *Set) observeOne(ctx context.Context, h *Hook, event string, payload any
 	}
 }
 
-// Commit asks the hooks deciding event (on-task-end, on-task-start,
-// on-compaction) in manifest order and returns the first that answers the
-// event's arm; the later ones are not asked. A fault or another arm is a
+// Commit asks the hooks deciding event (on-task-end, on-task-start) in
+// manifest order and returns the first that answers the event's arm; the
+// later ones are not asked. A fault or another arm is a
 // hook_dispatch_error and counts as none. Observers are the caller's:
 // Observe.
 func (s *Set) Commit(ctx context.Context, event string, payload any) (name string, a Answer, ok bool) {
+	name, a, ok, _ = s.commit(ctx, event, payload, false)
+	return name, a, ok
+}
+
+// Replace is on-compaction's decision point: the hooks deciding it are
+// asked in manifest order and the first answering replace-context wins;
+// none passes to the next. A fault — an exit, a timeout, unreadable
+// output, another arm — is a hook_dispatch_error and is returned as
+// "<hook>: <reason>": the caller ends the attempt, since a compactor that
+// failed leaves a conversation known to be over budget.
+func (s *Set) Replace(ctx context.Context, payload any) (name string, a Answer, ok bool, err error) {
+	return s.commit(ctx, OnCompaction, payload, true)
+}
+
+// commit is Commit, and Replace when fatal: a fault stops the asking.
+func (s *Set) commit(ctx context.Context, event string, payload any, fatal bool) (string, Answer, bool, error) {
 	want := map[string]string{OnTaskEnd: ArmReopen, OnTaskStart: ArmSeedContext, OnCompaction: ArmReplace}[event]
 	for _, h := range s.Hooks() {
 		if !h.decides(event) {
@@ -245,19 +261,26 @@ func (s *Set) Commit(ctx context.Context, event string, payload any) (name strin
 		}
 		ans, err := h.call(ctx, event, PhaseDecide, payload)
 		var f *fault
+		reason := ""
 		switch {
 		case errors.As(err, &f):
 			s.fault(h, event, f.arm, f.text)
+			reason = f.text
 		case err != nil:
 			s.fault(h, event, "error", err.Error())
+			reason = err.Error()
 		case ans.Arm == ArmNone:
 		case ans.Arm == want:
-			return h.Spec.Name, ans, true
+			return h.Spec.Name, ans, true, nil
 		default:
-			s.fault(h, event, ans.Arm, fmt.Sprintf("the hook answered '%s', which %s does not honor", ans.Arm, event))
+			reason = fmt.Sprintf("the hook answered '%s', which %s does not honor", ans.Arm, event)
+			s.fault(h, event, ans.Arm, reason)
+		}
+		if fatal && reason != "" {
+			return h.Spec.Name, Answer{}, false, fmt.Errorf("%s: %s", h.Spec.Name, reason)
 		}
 	}
-	return "", Answer{}, false
+	return "", Answer{}, false, nil
 }
 
 // fault writes hook_dispatch_error and the hook's log line.

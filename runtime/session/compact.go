@@ -40,7 +40,7 @@ const (
 // budget, the hook bound to on-compaction with replace-context — or the
 // built-in murmur-hook-compact — replaces it. A replacement with a tool call
 // or result left unmatched is declined and the turn goes on over budget;
-// a compactor's error ends the attempt failed.
+// a compactor's error or fault ends the attempt failed.
 func (t *taskRun) compactCheck(ctx context.Context, turn int) (ending, bool) {
 	s := t.s
 	if s.hx != nil { // the harness compacts its own conversation
@@ -101,10 +101,14 @@ func (t *taskRun) compactor(ctx context.Context, turn int, tokens, budget int64,
 	s := t.s
 	if s.hooks.Gates(hook.OnCompaction) {
 		ev := map[string]any{"turn": turn, "task_id": t.id, "tokens": tokens, "budget_tokens": budget, "threshold": threshold, "messages": t.msgs}
-		if n, a, ok := s.hooks.Commit(ctx, hook.OnCompaction, ev); ok {
+		n, a, ok, err := s.hooks.Replace(ctx, ev)
+		if err != nil {
+			return n, nil, "", err
+		}
+		if ok {
 			var got []driver.Message
 			if json.Unmarshal(a.Value, &got) != nil || len(got) == 0 {
-				return n, nil, "", fmt.Errorf("hook %s answered replace-context without messages", n)
+				return n, nil, "", fmt.Errorf("%s: the hook answered replace-context without messages", n)
 			}
 			for i := range got {
 				if got[i].ID == "" {
