@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -29,33 +27,11 @@ func TestHarnessShellDeniedByPolicyHook(t *testing.T) {
 		{"tool":{"name":"echo","args":{"command":"echo rm -rf /"}}},
 		{"tool":{"name":"echo","args":{"command":"echo fine"}}},
 		{"answer":"DONE"}]}]}`)
-			src := filepath.Join(filepath.Dir(c.dir), "guard")
-			for name, body := range map[string]string{
-				"murmur.yaml": "name: guard\nversion: \"1.0.0\"\nruntime: hook\nimplementation: native\ncommand: hook.sh\nbinding: on-shell\ncommit_policy: deny\n",
-				"hook.sh": `#!/bin/sh
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\),.*/\1/')
-  case "$line" in
-    *'"phase":"decide"'*'rm -rf'*) printf '{"id":%s,"answer":"deny","reason":"destructive command"}\n' "$id";;
-    *) printf '{"id":%s,"answer":"none"}\n' "$id";;
-  esac
-done
-`,
-			} {
-				if err := os.MkdirAll(src, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(src, name), []byte(body), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			installHook(t, c, "guard", "binding: on-shell\ncommit_policy: deny\n", guardHook)
 			// watch observes every event, and asks for run-inference at
 			// the first on-inference: under transport: process the host
 			// answers that it is not available.
-			watch := filepath.Join(filepath.Dir(c.dir), "watch")
-			for name, body := range map[string]string{
-				"murmur.yaml": "name: watch\nversion: \"1.0.0\"\nruntime: hook\nimplementation: native\ncommand: hook.sh\n",
-				"hook.sh": `#!/bin/sh
+			installHook(t, c, "watch", "", `#!/bin/sh
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\),.*/\1/')
   printf '%s\n' "$line" >> events.jsonl
@@ -70,38 +46,16 @@ while IFS= read -r line; do
   esac
   printf '{"id":%s,"answer":"none"}\n' "$id"
 done
-`,
-			} {
-				if err := os.MkdirAll(watch, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(watch, name), []byte(body), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, dir := range []string{src, watch} {
-				install := exec.Command(mur, "install", "-g", dir)
-				install.Dir, install.Env = dir, testmur.Env(c.home)
-				if _, errOut, code := testmur.Exec(t, install); code != 0 {
-					t.Fatalf("mur install = %d: %s", code, errOut)
-				}
-			}
+`)
 			r, _, stderr, code := c.run(t, "clean up")
 			if code != 0 || result(t, r) != "DONE" {
 				t.Fatalf("mur run = %d, result %q, stderr %q", code, result(t, r), stderr)
 			}
 			recs := records(t, r.RecordsDir)
-			denied := of[trace.CallDenied](t, recs)
-			if len(denied) != 1 || denied[0].HookName != "guard" || denied[0].Event != "on-shell" || denied[0].Reason != "destructive command" {
-				t.Errorf("call_denied = %+v", denied)
-			}
-			if shells := of[trace.Shell](t, recs); len(shells) != 1 || shells[0].Command != "echo fine" {
-				t.Errorf("shell = %+v, want only the allowed command", shells)
-			}
+			deniedShell(t, recs, "echo fine")
 			res := c.results(t)
-			want := "Refused by policy hook 'guard': destructive command\n\nThis call did not run. Retrying it unchanged will be refused again."
-			if len(res) != 2 || res[0].Text != want || !res[0].IsError {
-				t.Errorf("the harness read %+v, want first %q", res, want)
+			if len(res) != 2 || res[0].Text != guardRefusal || !res[0].IsError {
+				t.Errorf("the harness read %+v, want first %q", res, guardRefusal)
 			}
 			// The observer was handed each harness turn's inference (as
 			// the trace's inference records say it), and both shell
