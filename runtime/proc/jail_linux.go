@@ -50,8 +50,11 @@ type jail struct {
 	ruleset *os.File     // nil once closed
 	filter  []syscall.SockFilter
 	protect []string
-	mountNS bool // each command gets its own mount namespace, for protect
-	userNS  bool // and a user namespace to own it (a runtime without CAP_SYS_ADMIN)
+	mountNS bool            // each command gets its own mount namespace, for protect
+	userNS  bool            // and a user namespace to own it (a runtime without CAP_SYS_ADMIN)
+	sealed  *confine.Sealed // the composed root of a sealed session, but for the working directory
+	limits  *limitGroup     // its cgroups
+	notes   []string        // what a sealed session could not have, and why
 }
 
 // underAny reports whether path is one of dirs or below one.
@@ -73,14 +76,21 @@ func (j *jail) namespaces(attr *syscall.SysProcAttr) {
 		return
 	}
 	attr.Unshareflags |= syscall.CLONE_NEWNS
+	if j.sealed != nil {
+		attr.Cloneflags |= sealedNamespaces
+	}
 	if j.userNS {
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
 		// The trampoline keeps CAP_SYS_ADMIN in that namespace across its
-		// exec, for its bind mounts; it drops it with every other.
+		// exec, for its mounts (and CAP_NET_ADMIN, sealed, to bring up lo);
+		// it drops them with every other.
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		if j.sealed != nil {
+			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
 	}
 }
 
@@ -103,7 +113,8 @@ func (j *jail) probeNamespaces() error {
 }
 
 func newJail(p *Policy) (*jail, error) {
-	if _, err := LandlockABI(); err != nil {
+	abi, err := LandlockABI()
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoLandlock, err)
 	}
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS, Scoped: landlock.V7.Scoped}
@@ -124,6 +135,9 @@ func newJail(p *Policy) (*jail, error) {
 		return nil, err
 	}
 	j := &jail{ruleset: os.NewFile(uintptr(fd), "landlock-ruleset"), filter: filter}
+	if p.Seal != nil {
+		return j.seal(p, abi)
+	}
 	for _, path := range p.Protect {
 		if _, err := os.Lstat(path); err == nil && underAny(path, p.ReadWrite) {
 			j.protect = append(j.protect, path)
@@ -185,6 +199,18 @@ func (j *jail) start(cmd *exec.Cmd) error {
 	base := 3 + len(cmd.ExtraFiles)
 	spec := confine.Spec{Path: cmd.Path, Args: cmd.Args, StatusFD: base + 1, RulesetFD: base + 2,
 		Seccomp: j.filter, Protect: j.protect}
+	var cgroups []*os.File
+	if j.sealed != nil {
+		sealed := *j.sealed
+		if sealed.Dir = cmd.Dir; sealed.Dir == "" {
+			sealed.Dir, _ = os.Getwd()
+		}
+		for i, f := range j.limits.procs {
+			sealed.CgroupFD = append(sealed.CgroupFD, base+3+i)
+			cgroups = append(cgroups, f)
+		}
+		spec.Sealed = &sealed
+	}
 	specFile, err := specMemfd(&spec)
 	if err != nil {
 		statusW.Close()
@@ -192,7 +218,7 @@ func (j *jail) start(cmd *exec.Cmd) error {
 	}
 	path, args, extra := cmd.Path, cmd.Args, cmd.ExtraFiles
 	cmd.Path, cmd.Args = "/proc/self/exe", []string{args[0], confine.Command, strconv.Itoa(base)}
-	cmd.ExtraFiles = append(append([]*os.File(nil), extra...), specFile, statusW, j.ruleset)
+	cmd.ExtraFiles = append(append(append([]*os.File(nil), extra...), specFile, statusW, j.ruleset), cgroups...)
 	j.namespaces(cmd.SysProcAttr)
 	if j.userNS {
 		err = startDumpable(cmd)
@@ -222,6 +248,30 @@ func (j *jail) close() {
 		j.ruleset.Close()
 		j.ruleset = nil
 	}
+	j.limits.remove()
+	j.limits = nil
+}
+
+// seal makes j a sealed jail: its composed root, its cgroups, and a
+// rehearsal of a start; the error says which step the machine refused.
+func (j *jail) seal(p *Policy, abi int) (*jail, error) {
+	sp, err := sealedSpec(p, abi)
+	if err != nil {
+		j.close()
+		return nil, fmt.Errorf("%w: sealed: %v", ErrNoLandlock, err)
+	}
+	j.sealed, j.mountNS, j.userNS = sp, true, !hasCap(unix.CAP_SYS_ADMIN)
+	if !j.userNS {
+		j.limits, j.notes = newLimitGroup(p.Seal.Name, p.Seal.Limits)
+	} else {
+		j.limits = &limitGroup{}
+		j.notes = append(j.notes, "no cgroup for the sealed tool processes: the runtime is not root (the rlimits hold)")
+	}
+	if err := j.probeSealed(); err != nil {
+		j.close()
+		return nil, fmt.Errorf("%w: sealed: %v", ErrNoSeal, err)
+	}
+	return j, nil
 }
 
 // specMemfd writes spec into a sealed-off memory file at offset 0.

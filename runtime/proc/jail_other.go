@@ -12,7 +12,10 @@ func LandlockABI() (int, error) {
 	return 0, errors.New("Landlock is a Linux kernel feature")
 }
 
-type jail struct{}
+type jail struct {
+	sealed *struct{}
+	notes  []string
+}
 
 func newJail(*Policy) (*jail, error) { return nil, ErrNoLandlock }
 

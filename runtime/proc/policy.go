@@ -23,6 +23,9 @@ type Policy struct {
 	RestrictConnect bool
 	Ports           []uint16
 	AllowUDP        bool
+	// Seal, when set, makes the policy sealed: every path above is bound
+	// into a composed root and nothing else is in it (Seal's doc).
+	Seal *Seal
 }
 
 // SystemPaths are the read-only system paths every confined command gets:

@@ -45,13 +45,25 @@ func NewSandbox(policy *Policy, cg *Cgroup) (*Sandbox, error) {
 	return sb, nil
 }
 
-// Class is the containment the sandbox achieves: Scoped under Landlock,
-// else Advisory.
+// Class is the containment the sandbox achieves: Sealed in a composed
+// root, Scoped under Landlock, else Advisory.
 func (sb *Sandbox) Class() string {
-	if sb != nil && sb.jail != nil {
+	switch {
+	case sb != nil && sb.jail != nil && sb.jail.sealed != nil:
+		return Sealed
+	case sb != nil && sb.jail != nil:
 		return Scoped
 	}
 	return Advisory
+}
+
+// Notes say what a sealed sandbox could not have (a cgroup the machine
+// refused) and why; the session logs them.
+func (sb *Sandbox) Notes() []string {
+	if sb == nil || sb.jail == nil {
+		return nil
+	}
+	return sb.jail.notes
 }
 
 // Spawn starts cmd (its SysProcAttr defaults to SysProcAttr()) and returns

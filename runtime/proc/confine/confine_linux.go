@@ -22,6 +22,7 @@ type Spec struct {
 	RulesetFD int                  `json:"ruleset_fd"`
 	Seccomp   []syscall.SockFilter `json:"seccomp"`
 	Protect   []string             `json:"protect,omitempty"`
+	Sealed    *Sealed              `json:"sealed,omitempty"`
 }
 
 // Report is what the trampoline writes to the status pipe when a step
@@ -60,17 +61,18 @@ func trampoline(fdArg string) int {
 		return 2
 	}
 	status := os.NewFile(uintptr(spec.StatusFD), "status")
-	fail := func(step string, err error) int {
-		r := Report{Step: step, Text: err.Error()}
-		var errno syscall.Errno
-		if errors.As(err, &errno) {
-			r.Errno = int(errno)
-		}
-		b, _ := json.Marshal(r)
-		_, _ = status.Write(b)
-		return Failed
-	}
+	fail := func(step string, err error) int { return reportFailure(status, step, err) }
 	syscall.CloseOnExec(spec.StatusFD)
+	ruleset := spec.RulesetFD
+	if spec.Sealed != nil {
+		if step, err := seal(spec.Sealed); err != nil {
+			return fail(step, err)
+		}
+		_ = syscall.Close(spec.RulesetFD) // the session's, over host paths
+		if ruleset, err = sealedRuleset(spec.Sealed); err != nil {
+			return fail("landlock ruleset", err)
+		}
+	}
 	for _, p := range spec.Protect {
 		if err := bindReadOnly(p); err != nil {
 			return fail("read-only "+p, err)
@@ -82,18 +84,34 @@ func trampoline(fdArg string) int {
 	if err := prctl(prSetNoNewPrivs, 1); err != nil {
 		return fail("no_new_privs", err)
 	}
-	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, uintptr(spec.RulesetFD), 0, 0); e != 0 {
+	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); e != 0 {
 		return fail("landlock_restrict_self", e)
 	}
-	_ = syscall.Close(spec.RulesetFD)
+	_ = syscall.Close(ruleset)
 	if len(spec.Seccomp) > 0 {
 		prog := syscall.SockFprog{Len: uint16(len(spec.Seccomp)), Filter: &spec.Seccomp[0]}
 		if err := prctl(prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&prog))); err != nil {
 			return fail("seccomp", err)
 		}
 	}
+	if spec.Sealed != nil {
+		_ = prctl(prSetDumpable, 0)
+		return initLoop(&spec, status)
+	}
 	err = syscall.Exec(spec.Path, spec.Args, os.Environ())
 	return fail("exec", err)
+}
+
+// reportFailure writes a failed step to the status pipe.
+func reportFailure(status *os.File, step string, err error) int {
+	r := Report{Step: step, Text: err.Error()}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		r.Errno = int(errno)
+	}
+	b, _ := json.Marshal(r)
+	_, _ = status.Write(b)
+	return Failed
 }
 
 // The calls and constants the standard library does not name.
@@ -101,6 +119,7 @@ const (
 	sysLandlockRestrictSelf = 446 // the same on every architecture
 	prCapbsetDrop           = 24
 	prSetSeccomp            = 22
+	prSetDumpable           = 4
 	prSetNoNewPrivs         = 38
 	prCapAmbient            = 47
 	prCapAmbientClearAll    = 4
