@@ -45,14 +45,14 @@ mur run --roster <dir> launches the formation <dir>/roster.yaml declares
 instead; mur run --roster --help lists its flags.`
 
 // laterRunFlags are parsed-but-unbuilt flags (CLI-2: LATER).
-var laterRunFlags = []string{"containment", "explain-scope"}
+var laterRunFlags = []string{"explain-scope"}
 
 // runFlags are mur run's flags once read.
 type runFlags struct {
 	manifest, capsule, capsuleVersion, capsuleSHA, storeRoot string
 	task, workdir, bind, acceptance, afterTask               string
 	deadline, inherited, systemPrompt                        string
-	contextID, resume, resumeMode                            string
+	contextID, resume, resumeMode, containment               string
 	port, maxConns                                           int
 	jsonOut, verbose, noEnvFile, strict                      bool
 	set                                                      map[string]bool
@@ -101,6 +101,7 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	fs.StringVar(&f.contextID, "context", "", "run the launch task in this A2A context, continuing its conversation record")
 	fs.StringVar(&f.resume, "resume", "", "continue the conversation of a session (an id, a suffix, @N or a path; alone: @1)")
 	fs.StringVar(&f.resumeMode, "resume-mode", session.ResumeFull, "how --resume loads the conversation: full or compact")
+	fs.StringVar(&f.containment, "containment", "", "raise the containment floor of the tool processes to advisory, scoped or sealed: it makes the manifest's capabilities.containment stricter, never looser")
 	for _, name := range laterRunFlags {
 		fs.Bool(name, false, "(hidden) not supported by this build")
 	}
@@ -200,7 +201,10 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o = session.Options{Workdir: f.workdir, Acceptance: f.acceptance, AfterTask: f.afterTask,
+	if f.set["containment"] && proc.Rank(f.containment) < 0 {
+		return o, diag.ManOverrideNotOneOf("--containment", f.containment, proc.Advisory, proc.Scoped, proc.Sealed)
+	}
+	o = session.Options{Workdir: f.workdir, Acceptance: f.acceptance, AfterTask: f.afterTask, Containment: f.containment,
 		CapsuleSHA256: f.capsuleSHA, StoreRoot: f.storeRoot, NoEnvFile: f.noEnvFile,
 		Getenv: env.Getenv, Cwd: cwd, Version: version}
 	switch {

@@ -187,6 +187,14 @@ func CapContainment(file, why string) *Diagnostic {
 		"run on Linux 5.13 or newer with Landlock enabled, or declare capabilities.containment: advisory")
 }
 
+// CapSealed is E-CAP-003 for sealed: where asked for it (the manifest's
+// capabilities.containment, or --containment) and the machine cannot build
+// a sealed tool process; why names the step it refused.
+func CapSealed(where, why string) *Diagnostic {
+	return mk(ECAP003, fmt.Sprintf("%s: containment sealed cannot be met on this machine: %s", where, why),
+		"run where mur may make user, mount, PID and network namespaces (as root, or with unprivileged user namespaces enabled), or ask for containment scoped")
+}
+
 // CapExportRoot is E-CAP-007; block is "files" or "peer_files".
 func CapExportRoot(block, root, resolved, workdir string) *Diagnostic {
 	return mk(ECAP007, fmt.Sprintf("exports.%s.root '%s' resolves to '%s', which is outside the capsule workdir '%s'", block, root, resolved, workdir),

@@ -39,6 +39,7 @@ var catalog = []struct {
 	{"CapScopeRelative", CapScopeRelative("<scope>")},
 	{"CapScopeEscape", CapScopeEscape("<scope>")},
 	{"CapContainment", CapContainment("<file>", "<why>")},
+	{"CapSealed", CapSealed("<where>", "<why>")},
 	{"CapExportRoot", CapExportRoot("<block>", "<root>", "<resolved>", "<workdir>")},
 	{"CapPeerFilesTTL", CapPeerFilesTTL("<declared>")},
 	{"CapConfigNotMapping", CapConfigNotMapping("<name>")},

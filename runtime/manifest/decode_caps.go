@@ -66,15 +66,35 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 			}
 		}},
 		{key: "install", fn: l.install},
-		// The containment class the capsule asks of the kernel;
-		// "sealed" (murmur's third class) is not built here.
-		{key: "containment", fn: func(d string, v *yaml.Node) { c.Containment, _ = l.enum(d, v, "advisory", "scoped") }},
+		// The containment class the capsule asks of the kernel, weakest
+		// first.
+		{key: "containment", fn: func(d string, v *yaml.Node) {
+			c.Containment, _ = l.enum(d, v, "advisory", "scoped", "sealed")
+		}},
+		{key: "resources", fn: l.resources},
 		{key: "env", fn: l.env},
 		// LATER blocks (capsule.md §1.3): accepted, ignored with W-SEC-019.
 		{key: "limits", later: true, fn: noop},
-		{key: "resources", later: true, fn: noop},
 		{key: "state", later: true, fn: noop},
 		{key: "conversation", later: true, fn: noop},
+	})
+}
+
+// resources reads capabilities.resources: each field an integer greater
+// than 0.
+func (l *loader) resources(d string, v *yaml.Node) {
+	r := &l.m.Capabilities.Resources
+	pos := func(dst *int64) func(string, *yaml.Node) {
+		return func(d string, v *yaml.Node) { *dst, _ = l.atLeast(d, v, 1) }
+	}
+	l.mapping(d, v, []field{
+		{key: "max_processes", fn: pos(&r.MaxProcesses)},
+		{key: "max_open_files", fn: pos(&r.MaxOpenFiles)},
+		{key: "max_file_size_bytes", fn: pos(&r.MaxFileSizeBytes)},
+		{key: "memory_bytes", fn: pos(&r.MemoryBytes)},
+		{key: "cpu_seconds", fn: pos(&r.CPUSeconds)},
+		{key: "cgroup_pids_max", fn: pos(&r.CgroupPidsMax)},
+		{key: "cgroup_memory_bytes", fn: pos(&r.CgroupMemoryBytes)},
 	})
 }
 

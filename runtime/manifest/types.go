@@ -116,10 +116,27 @@ type Capabilities struct {
 	Plan       *Plan      // grants submit-plan when Submit
 	PeerFetch  *PeerFetch // grants fetch-peer-file (tools.md PFILE)
 	Install    *Install   // grants pull-artifact and remove-artifact
-	// Containment is capabilities.containment: "advisory", "scoped", or ""
-	// when absent (the best the kernel offers).
+	// Containment is capabilities.containment: "advisory", "scoped",
+	// "sealed", or "" when absent (the best the kernel offers short of
+	// sealed).
 	Containment string
 	Env         *EnvGrant // nil when absent: the harness gets no variable (PROC-3)
+	// Resources is capabilities.resources: the tool processes' limits
+	// under sealed, each 0 where the manifest names none.
+	Resources Resources
+}
+
+// Resources is capabilities.resources: rlimits of every sealed tool
+// process and the session cgroup's ceilings (docs/containment.md); each is
+// greater than 0 when named, 0 when not (the default applies).
+type Resources struct {
+	MaxProcesses      int64 // max_processes: RLIMIT_NPROC
+	MaxOpenFiles      int64 // max_open_files: RLIMIT_NOFILE
+	MaxFileSizeBytes  int64 // max_file_size_bytes: RLIMIT_FSIZE
+	MemoryBytes       int64 // memory_bytes: RLIMIT_AS
+	CPUSeconds        int64 // cpu_seconds: RLIMIT_CPU
+	CgroupPidsMax     int64 // cgroup_pids_max
+	CgroupMemoryBytes int64 // cgroup_memory_bytes
 }
 
 // EnvGrant is capabilities.env (process.md PROC-3): Allow names the

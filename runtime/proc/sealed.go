@@ -34,25 +34,30 @@ type Seal struct {
 	Name string
 }
 
-// Limits are a sealed session's resource limits; zero leaves one
-// unlimited. OpenFiles (RLIMIT_NOFILE), FileSize (RLIMIT_FSIZE),
-// AddressSpace (RLIMIT_AS) and Processes (RLIMIT_NPROC, which the kernel
-// does not apply to root) are each tool process's rlimits. Where the
-// machine lets the runtime make one, the session's cgroup also holds all of
-// its tool processes together to Processes (pids.max: processes and
-// threads, a call's init among them) and Memory (memory.limit_in_bytes).
+// Limits are a sealed session's resource limits (capabilities.resources);
+// zero leaves one unlimited. Processes (RLIMIT_NPROC: threads of the uid,
+// which the kernel does not count for root; in the user namespace of a
+// runtime that is not root, those of the one call), OpenFiles
+// (RLIMIT_NOFILE), FileSize (RLIMIT_FSIZE), AddressSpace (RLIMIT_AS) and
+// CPUSeconds (RLIMIT_CPU) are each tool process's rlimits, soft and hard.
+// Where the runtime may make one (root, a cgroup v1 hierarchy), the
+// session's cgroup holds all of its tool processes together to CgroupPids
+// (pids.max: processes and threads, each call's init among them) and
+// CgroupMemory (memory.limit_in_bytes).
 type Limits struct {
-	OpenFiles    uint64 `json:"open_files"`
-	FileSize     uint64 `json:"file_size"`
-	AddressSpace uint64 `json:"address_space"`
-	Memory       uint64 `json:"memory"`
-	Processes    uint64 `json:"processes"`
+	Processes    uint64 `json:"max_processes,omitempty"`
+	OpenFiles    uint64 `json:"max_open_files,omitempty"`
+	FileSize     uint64 `json:"max_file_size_bytes,omitempty"`
+	AddressSpace uint64 `json:"memory_bytes,omitempty"`
+	CPUSeconds   uint64 `json:"cpu_seconds,omitempty"`
+	CgroupPids   uint64 `json:"cgroup_pids_max,omitempty"`
+	CgroupMemory uint64 `json:"cgroup_memory_bytes,omitempty"`
 }
 
 // DefaultLimits are sealed's limits where capabilities.resources names
-// none. The address space is unlimited by default: runtimes (Go, Java,
-// Node) reserve far more than they use.
-var DefaultLimits = Limits{OpenFiles: 1024, FileSize: 1 << 30, Memory: 4 << 30, Processes: 256}
+// none. The address space and CPU time are unlimited by default: runtimes
+// (Go, Java, Node) reserve far more address space than they use.
+var DefaultLimits = Limits{Processes: 256, OpenFiles: 1024, FileSize: 1 << 30, CgroupPids: 256, CgroupMemory: 4 << 30}
 
 // SealedSystemPaths are the host directories a composed root binds
 // read-only (with the PATH directories and the stores): /etc is not among

@@ -93,7 +93,8 @@ func sealedSpec(p *Policy, abi int) (*confine.Sealed, error) {
 	for _, r := range []struct {
 		res int
 		max uint64
-	}{{unix.RLIMIT_NOFILE, l.OpenFiles}, {unix.RLIMIT_FSIZE, l.FileSize}, {unix.RLIMIT_AS, l.AddressSpace}, {unix.RLIMIT_NPROC, l.Processes}} {
+	}{{unix.RLIMIT_NPROC, l.Processes}, {unix.RLIMIT_NOFILE, l.OpenFiles}, {unix.RLIMIT_FSIZE, l.FileSize},
+		{unix.RLIMIT_AS, l.AddressSpace}, {unix.RLIMIT_CPU, l.CPUSeconds}} {
 		if r.max > 0 {
 			sp.Limits = append(sp.Limits, confine.Limit{Resource: r.res, Max: r.max})
 		}
@@ -142,7 +143,7 @@ func newLimitGroup(name string, l Limits) (*limitGroup, []string) {
 	for _, c := range []struct {
 		controller, file string
 		max              uint64
-	}{{"pids", "pids.max", l.Processes}, {"memory", "memory.limit_in_bytes", l.Memory}} {
+	}{{"pids", "pids.max", l.CgroupPids}, {"memory", "memory.limit_in_bytes", l.CgroupMemory}} {
 		if c.max == 0 {
 			continue
 		}

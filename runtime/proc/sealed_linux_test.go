@@ -80,7 +80,7 @@ func TestSealedTrampolineComposesItsRoot(t *testing.T) {
 // user namespace of a runtime that is not; both count the call's init and
 // its threads too).
 func TestSealedTrampolineHoldsItsLimits(t *testing.T) {
-	p, work := sealedPolicy(t, Limits{OpenFiles: 64, FileSize: 1 << 20, Processes: 32})
+	p, work := sealedPolicy(t, Limits{Processes: 32, OpenFiles: 64, FileSize: 1 << 20, CgroupPids: 32})
 	out, errOut, code := runSealed(t, p, work,
 		`head -c 2000000 /dev/zero > big; echo "write=$? size=$(wc -c < big)"; ulimit -n; ulimit -f; `+
 			`( i=0; while [ $i -lt 100 ]; do sleep 3 & i=$((i+1)); echo $i > count; done ) 2>/dev/null; `+

@@ -66,7 +66,7 @@ func (s *Session) buildHooks() error {
 		}
 		var sb *proc.Sandbox
 		var err error
-		if s.l.Containment == proc.Scoped {
+		if s.l.Containment != proc.Advisory { // a hook runs scoped under sealed
 			p := &proc.Policy{ReadWrite: rw, RestrictConnect: true}
 			p.ReadOnly = append(proc.PathDirs(s.env, s.cfg.Home), e.tree)
 			sb, err = proc.NewSandbox(p, s.cgroup)

@@ -46,6 +46,9 @@ type Options struct {
 	Getenv    func(string) string // the process environment
 	Cwd       string
 	Version   string // this mur's version (mur_version, W-SEC-019)
+	// Containment is --containment: a floor that raises the manifest's
+	// class, never lowers it; "" for none.
+	Containment string
 }
 
 // Launch is a capsule that passed MAN-4 steps 0–9: nothing is created yet.
@@ -90,9 +93,13 @@ type Launch struct {
 	// Impls adds this build's other runtime-provided tools (call-member,
 	// end-without-answer); set it before Start.
 	Impls ToolImpls
-	// Containment is the class Start holds the tool processes to:
-	// capabilities.containment, or the best the kernel offers when absent.
+	// Containment is the class Start holds the tool processes to: the
+	// floor (the stronger of capabilities.containment and --containment),
+	// or the best the kernel offers short of sealed when neither names one.
 	Containment string
+	// floor is that floor, "" for none; floorWhere says who asked for it
+	// (E-CAP-003's <where>).
+	floor, floorWhere string
 	// Exit, when set, ends the process with a code: the formation's 20 s
 	// exit timer calls it (LIFE-4). cmd/mur sets os.Exit.
 	Exit func(code int)

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 
 	"github.com/murmur-go/mur/runtime/diag"
@@ -13,13 +14,18 @@ import (
 	"github.com/murmur-go/mur/runtime/tool/artifact"
 )
 
-// decideContainment is MAN-4 step 5's containment check:
-// capabilities.containment scoped on a kernel without Landlock refuses the
-// launch with E-CAP-003; absent, the session takes the best the kernel
-// offers.
+// decideContainment is MAN-4 step 5's containment check. The floor is the
+// stronger of capabilities.containment and --containment (which can only
+// raise it). Scoped or sealed on a kernel without Landlock refuses the
+// launch with E-CAP-003 (sealed's namespaces are tried when its sandbox is
+// built); no floor takes the best the kernel offers short of sealed.
 func (l *Launch) decideContainment(m *manifest.Manifest, file string) error {
+	l.floor, l.floorWhere = m.Capabilities.Containment, file+": capabilities.containment"
+	if proc.Rank(l.Opts.Containment) > proc.Rank(l.floor) {
+		l.floor, l.floorWhere = l.Opts.Containment, "--containment"
+	}
 	_, err := landlockABI()
-	switch m.Capabilities.Containment {
+	switch l.floor {
 	case proc.Advisory:
 		l.Containment = proc.Advisory
 	case proc.Scoped:
@@ -27,6 +33,11 @@ func (l *Launch) decideContainment(m *manifest.Manifest, file string) error {
 			return diag.CapContainment(file, err.Error())
 		}
 		l.Containment = proc.Scoped
+	case proc.Sealed:
+		if err != nil {
+			return diag.CapSealed(l.floorWhere, err.Error())
+		}
+		l.Containment = proc.Sealed
 	default:
 		l.Containment = proc.Scoped
 		if err != nil {
@@ -43,8 +54,8 @@ var landlockABI = proc.LandlockABI
 // containmentDeclared is session_start.containment_declared: the manifest's
 // class, or the default taken when it declares none.
 func (s *Session) containmentDeclared() string {
-	if c := s.m.Capabilities.Containment; c != "" {
-		return c
+	if s.l.floor != "" {
+		return s.l.floor
 	}
 	return s.l.Containment
 }
@@ -117,9 +128,10 @@ func connectPorts(allow manifest.AllowList) (bool, []uint16) {
 
 // buildSandbox makes the sandbox every tool process starts through: in the
 // session's cgroup when StartConfig.Cgroup made one, confined when the
-// launch is scoped. A ruleset the kernel refuses leaves the session
-// advisory, noted in logs/bootstrap.log, unless scoped was declared: then
-// Start fails with E-CAP-003.
+// launch is scoped or sealed. A ruleset the kernel refuses leaves the
+// session advisory, noted in logs/bootstrap.log, unless scoped was the
+// floor: then Start fails with E-CAP-003; a sealed sandbox the machine
+// cannot build always does (sealed is never a default).
 func (s *Session) buildSandbox() error {
 	if s.cfg.Cgroup {
 		cg, err := proc.NewCgroup(s.id)
@@ -129,19 +141,57 @@ func (s *Session) buildSandbox() error {
 		s.cgroup = cg
 	}
 	var p *proc.Policy
-	if s.l.Containment == proc.Scoped {
+	switch s.l.Containment {
+	case proc.Scoped:
 		p = s.policy()
+	case proc.Sealed:
+		var err error
+		if p, err = s.sealedPolicy(); err != nil {
+			return diag.CapSealed(s.l.floorWhere, err.Error())
+		}
 	}
 	sb, err := proc.NewSandbox(p, s.cgroup)
-	if err != nil && s.m.Capabilities.Containment == proc.Scoped {
+	switch {
+	case err != nil && s.l.Containment == proc.Sealed:
+		return diag.CapSealed(s.l.floorWhere, err.Error())
+	case err != nil && s.l.floor == proc.Scoped:
 		return diag.CapContainment(s.m.Name, err.Error())
-	}
-	if err != nil {
+	case err != nil:
 		s.bootstrap(fmt.Sprintf("containment: advisory: %v\n", err))
 		sb, _ = proc.NewSandbox(nil, s.cgroup)
 	}
+	for _, n := range sb.Notes() {
+		s.bootstrap(n + "\n")
+	}
 	s.sandbox = sb
 	return nil
+}
+
+// sealedPolicy is scoped's policy in a composed root under the session's
+// records (sealed/root, sealed/etc), with no network but lo (network.allow
+// still applies to the runtime's own requests) and capabilities.resources'
+// limits over DefaultLimits.
+func (s *Session) sealedPolicy() (*proc.Policy, error) {
+	p := s.policy()
+	p.RestrictConnect, p.Ports, p.AllowUDP = false, nil, false
+	root := filepath.Join(s.recordsDir, "sealed", "root")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	lim := proc.DefaultLimits
+	r := s.m.Capabilities.Resources
+	for _, f := range []struct {
+		dst *uint64
+		v   int64
+	}{{&lim.Processes, r.MaxProcesses}, {&lim.OpenFiles, r.MaxOpenFiles}, {&lim.FileSize, r.MaxFileSizeBytes},
+		{&lim.AddressSpace, r.MemoryBytes}, {&lim.CPUSeconds, r.CPUSeconds}, {&lim.CgroupPids, r.CgroupPidsMax},
+		{&lim.CgroupMemory, r.CgroupMemoryBytes}} {
+		if f.v > 0 {
+			*f.dst = uint64(f.v)
+		}
+	}
+	p.Seal = &proc.Seal{Root: root, Etc: filepath.Join(s.recordsDir, "sealed", "etc"), Limits: lim, Name: s.id}
+	return p, nil
 }
 
 // Cgroup is the cgroup of the session's tool processes, nil when none

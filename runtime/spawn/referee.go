@@ -127,13 +127,15 @@ func envelope(parent, child *manifest.Manifest) *Refusal {
 	return nil
 }
 
-// floor ranks a declared containment class: none, advisory, scoped.
+// floor ranks a declared containment class: none, advisory, scoped, sealed.
 func floor(class string) int {
 	switch class {
 	case "advisory":
 		return 1
 	case "scoped":
 		return 2
+	case "sealed":
+		return 3
 	}
 	return 0
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sealedBash is scopedBash under containment sealed, with extra appended
+// to the capabilities block.
+func sealedBash(command, extra string) map[string]string {
+	files := scopedBash(command)
+	files["murmur.yaml"] = strings.Replace(files["murmur.yaml"], "containment: scoped", "containment: sealed", 1)
+	return withCaps(files, extra)
+}
+
+// withCaps appends extra to files' capabilities block.
+func withCaps(files map[string]string, extra string) map[string]string {
+	files["murmur.yaml"] += extra
+	return files
+}
+
+// freePort is a loopback port nothing listens on when it returns.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A sealed tool is alone in a root of its own: /proc shows its init and its
+// own processes only, the host's accounts, /etc/shadow, /var and its
+// session's records beyond its HOME are absent, and the member's own door on
+// 127.0.0.1 cannot be reached though network.allow names it (its network
+// namespace has only lo), while the same door answers a scoped tool.
+func TestRunSealedToolIsAlone(t *testing.T) {
+	needLandlock(t)
+	port := freePort(t)
+	allow := "  network:\n    allow: [\"127.0.0.1:" + strconv.Itoa(port) + "\"]\n"
+	probe := `set -- /proc/[0-9]*; echo "procs=$# $1"; cut -d: -f1 /etc/passwd | tr '\n' ,; echo; ` +
+		`test -e /etc/shadow || echo no-shadow; test -e /var || echo no-var; test -e "$HOME/../trace.jsonl" || echo no-trace; ` +
+		`(exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `) 2>/dev/null && echo door-reached || echo door-unreachable`
+	for _, c := range []struct {
+		class string
+		files map[string]string
+		want  string
+	}{
+		{"sealed", sealedBash(probe, allow), "Stdout:\nprocs=2 /proc/1\nroot,\nno-shadow\nno-var\nno-trace\ndoor-unreachable\n"},
+		{"scoped", withCaps(scopedBash(probe), allow), "door-reached\n"},
+	} {
+		e := newRunEnv(t, c.files)
+		out, errOut, code := e.run(t, "--capsule", e.dir, "--port", strconv.Itoa(port), "--task", "alone")
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: mur run = %d, stdout %q, stderr %q; want %q", c.class, code, out, errOut, c.want)
+		}
+	}
+}
