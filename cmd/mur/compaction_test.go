@@ -70,12 +70,7 @@ func (lt longTask) run(t *testing.T) (*fake.Server, string, int, string) {
 		installCompactionHook(t, e, name, script)
 	}
 	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
-	wd, _ := filepath.EvalSymlinks(e.dir)
-	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
-	if len(recs) != 1 {
-		t.Fatalf("records = %v; exit %d, stderr %q, stdout %q", recs, code, stderr, stdout)
-	}
-	return srv, recs[0], code, stdout + stderr
+	return srv, sessionRecords(t, e), code, stdout + stderr
 }
 
 // installCompactionHook installs a hook artifact bound to on-compaction
@@ -307,12 +302,7 @@ func TestCompactionAnthropicProviderCounts(t *testing.T) {
 			t.Errorf("request %d: %d tokens, over the budget", i, tokens)
 		}
 	}
-	wd, _ := filepath.EvalSymlinks(e.dir)
-	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
-	if len(recs) != 1 {
-		t.Fatalf("records = %v", recs)
-	}
-	cs := recordsOf(t, recs[0], "compaction")
+	cs := recordsOf(t, sessionRecords(t, e), "compaction")
 	if len(cs) < 3 {
 		t.Fatalf("compaction records = %d, want several", len(cs))
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,13 +19,17 @@ func budgetCapsule(url, top, config string) string {
 
 // statusContext is session-status's context object as the model read it in
 // the request after the call.
-func statusContext(t *testing.T, srv *fake.Server) string {
+func statusContext(t *testing.T, srv *fake.Server) string { return statusAt(t, srv, 1) }
+
+// statusAt is the context object of the session-status result request
+// number req (from 0) ends in.
+func statusAt(t *testing.T, srv *fake.Server, req int) string {
 	t.Helper()
 	reqs := srv.Requests()
-	if len(reqs) < 2 {
+	if len(reqs) <= req {
 		t.Fatalf("requests = %d", len(reqs))
 	}
-	msgs := reqs[1].Decoded.Messages
+	msgs := reqs[req].Decoded.Messages
 	text := msgs[len(msgs)-1].Text()
 	var obj struct {
 		Context json.RawMessage `json:"context"`
@@ -120,4 +126,69 @@ func TestZeroInputBudgetRefused_DRV10(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSessionStatusAfterCompaction_DRV10: session-status shows the figures
+// the compaction check used. After a turn: the provider's count of the
+// last call (actual). After a compaction at the threshold (the provider's
+// count 13,020 ≥ 0.8 × 14,976): the compaction record's tokens_before is
+// that count, and session-status reads the replacement's size — the
+// record's tokens_after, measured_by estimate.
+func TestSessionStatusAfterCompaction_DRV10(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test", ContextWindow: 16000})
+	defer srv.Close()
+	turn := func(usage int64, name, args string) fake.Reply {
+		r := fake.Calls(fake.ToolCall{Name: name, Arguments: args})
+		r.Usage = &fake.Usage{PromptTokens: usage, CompletionTokens: 20}
+		return r
+	}
+	srv.Enqueue(
+		turn(500, "session-status", `{}`),
+		turn(600, "bash", `{"command":"echo a"}`),
+		turn(700, "bash", `{"command":"echo b"}`),
+		turn(13000, "session-status", `{}`),
+		fake.Text("the agent checked its status and echoed a and b"), // the summary call
+		fake.Text("done"),
+	)
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: budget\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\nartifacts:\n  - {name: murmur-hook-compact, version: 1.0.0, runtime: hook}\n" +
+			"inference:\n  max_tokens: 1024\n  compaction: {threshold: 0.8}\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "how full is it")
+	if code != 0 || !strings.Contains(stdout, "done") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 6 || len(reqs[4].Decoded.Tools) != 0 || len(srv.Failures()) != 0 {
+		t.Fatalf("requests = %d (the fifth the summary call), failures %v", len(reqs), srv.Failures())
+	}
+	status := func(req int) string { return statusAt(t, srv, req) }
+	if got, want := status(1), `{"used_tokens":520,"window_tokens":16000,"budget_tokens":14976,"budget_basis":"context_window_less_output_cap","measured_by":"actual"}`; got != want {
+		t.Errorf("after a turn: context = %s\nwant                  %s", got, want)
+	}
+	cs := recordsOf(t, sessionRecords(t, e), "compaction")
+	if len(cs) != 1 {
+		t.Fatalf("compaction records = %v", cs)
+	}
+	after := int64(cs[0]["tokens_after"].(float64))
+	if cs[0]["tokens_before"] != 13020.0 || cs[0]["tokens_before_source"] != "actual" || cs[0]["hook_name"] != "murmur-hook-compact" || after >= 13020 || after <= 0 {
+		t.Errorf("compaction = %v", cs[0])
+	}
+	want := fmt.Sprintf(`{"used_tokens":%d,"window_tokens":16000,"budget_tokens":14976,"budget_basis":"context_window_less_output_cap","measured_by":"estimate"}`, after)
+	if got := status(5); got != want {
+		t.Errorf("after a compaction: context = %s\nwant                         %s", got, want)
+	}
+}
+
+// sessionRecords is the records directory of e's one session.
+func sessionRecords(t *testing.T, e *runEnv) string {
+	t.Helper()
+	wd, _ := filepath.EvalSymlinks(e.dir)
+	recs, _ := filepath.Glob(filepath.Join(e.home, "records", strings.TrimPrefix(wd, "/"), "ses_*"))
+	if len(recs) != 1 {
+		t.Fatalf("records = %v", recs)
+	}
+	return recs[0]
 }
