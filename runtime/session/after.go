@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -16,7 +17,7 @@ import (
 // afterAnswer is LOOP-12: an attempt that ended with an answer passes the
 // continuation (LOOP-15), keep_working (LOOP-13) and done_check (LOOP-14), in
 // order. more is true when the task goes on with another turn.
-func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more bool) {
+func (t *taskRun) afterAnswer(ctx context.Context, e agent.Ending) (next agent.Ending, more bool) {
 	maxTurns := t.s.m.Inference.MaxTurns
 	if t.turns < maxTurns {
 		if e, more, ended := t.continuation(ctx); ended || more {
@@ -30,10 +31,10 @@ func (t *taskRun) afterAnswer(ctx context.Context, e ending) (next ending, more 
 		t.mu.Unlock()
 		t.reprompt(promptKeepWorking, kw.Message)
 		_, _ = t.s.tr.Write(trace.KeepWorking{TaskID: t.id, Used: used, Left: kw.Limit - used})
-		return ending{}, true
+		return agent.Ending{}, true
 	}
 	if dc := t.s.m.Lifecycle.DoneCheck; dc != nil {
-		if e, more := t.doneCheck(ctx, e); more || e.status != StatusOK {
+		if e, more := t.doneCheck(ctx, e); more || e.Status != StatusOK {
 			return e, more
 		}
 	}
@@ -55,9 +56,9 @@ func (t *taskRun) reprompt(kind, text string) {
 // waits for all of it on its state (tool.TaskState.Wait), then continues
 // with one user message holding every outcome (Deliver). ended is true when
 // a cancel ended the wait.
-func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool) {
+func (t *taskRun) continuation(ctx context.Context) (e agent.Ending, more, ended bool) {
 	if !t.state.Pending() {
-		return ending{}, false, false
+		return agent.Ending{}, false, false
 	}
 	s := t.s
 	start := s.now()
@@ -83,7 +84,7 @@ func (t *taskRun) continuation(ctx context.Context) (e ending, more, ended bool)
 	_, _ = s.tr.Write(trace.TaskContinued{TaskID: t.id, ContinuationNumber: t.continuations,
 		MemberCalls: nonNil(r.IDs[tool.FieldMemberCalls]), Delegations: nonNil(r.IDs[tool.FieldDelegations]),
 		WaitedMS: elapsedMS(start, s.now()), TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
-	return ending{}, true, false
+	return agent.Ending{}, true, false
 }
 
 // doneCheckEnded is `\`<command>\` ended <outcome>, exit code <n|none>`, the
@@ -103,7 +104,7 @@ func doneCheckMessage(command, outcome string, code *int, tail string) string {
 
 // doneCheck is LOOP-14: run the command; not passed and under its limit,
 // reopen the task with the output; limit spent and still failing, fail it.
-func (t *taskRun) doneCheck(ctx context.Context, e ending) (ending, bool) {
+func (t *taskRun) doneCheck(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
 	s := t.s
 	dc := s.m.Lifecycle.DoneCheck
 	r := t.runDoneCheck(ctx, dc.Command, dc.TimeoutSecs)
@@ -124,10 +125,10 @@ func (t *taskRun) doneCheck(ctx context.Context, e ending) (ending, bool) {
 	if t.doneReopens >= dc.Limit {
 		// Built, not cut from msg: the command may hold a ';' itself.
 		reason := "done_check " + doneCheckEnded(dc.Command, r.outcome, r.code)
-		return ending{status: StatusFailed, text: resultFailed(reason), cause: "done_check", reason: reason}, false
+		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: "done_check", Reason: reason}, false
 	}
 	if t.turns >= s.m.Inference.MaxTurns {
-		return ending{status: StatusReopenBudget, text: resultTurnBudget}, false
+		return agent.Ending{Status: StatusReopenBudget, Text: agent.ResultTurnBudget}, false
 	}
 	t.mu.Lock()
 	t.doneReopens++
@@ -147,16 +148,16 @@ func (t *taskRun) doneCheck(ctx context.Context, e ending) (ending, bool) {
 			f.Close()
 		}
 	}
-	return ending{}, true
+	return agent.Ending{}, true
 }
 
 // writeTaskEnd writes task_end (capsule.md §6) and adds its totals to the
 // session's (TRACE-4).
-func (t *taskRun) writeTaskEnd(e ending, running []string) {
+func (t *taskRun) writeTaskEnd(e agent.Ending, running []string) {
 	s := t.s
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	rec := trace.TaskEnd{TaskID: t.id, ExitStatus: e.status, DurationMS: elapsedMS(t.start, s.now()),
+	rec := trace.TaskEnd{TaskID: t.id, ExitStatus: e.Status, DurationMS: elapsedMS(t.start, s.now()),
 		// turns counts the task's inference lines, so that session_end's
 		// total_turns is both their sum and the agent inference lines
 		// (TRACE-4): a call that failed or was canceled wrote none.
@@ -167,9 +168,9 @@ func (t *taskRun) writeTaskEnd(e ending, running []string) {
 		switch {
 		case t.keepUsed >= kw.Limit:
 			by = "limit"
-		case e.status == StatusSpendCeiling:
+		case e.Status == StatusSpendCeiling:
 			by = "spend_ceiling"
-		case e.status == StatusCanceled && t.run.CancelCause() == ByDeadline:
+		case e.Status == StatusCanceled && t.run.CancelCause() == ByDeadline:
 			by = "deadline"
 		case t.turns >= s.m.Inference.MaxTurns:
 			by = "max_turns"

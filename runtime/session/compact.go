@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/hook"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -41,29 +42,29 @@ const (
 // built-in murmur-hook-compact — replaces it. A replacement with a tool call
 // or result left unmatched is declined and the turn goes on over budget;
 // a compactor's error or fault ends the attempt failed.
-func (t *taskRun) compactCheck(ctx context.Context, turn int) (ending, bool) {
+func (t *taskRun) compactCheck(ctx context.Context, turn int) (agent.Ending, bool) {
 	s := t.s
 	if s.hx != nil { // the harness compacts its own conversation
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	s.stats.mu.Lock()
 	c := s.stats.lastContext
 	s.stats.mu.Unlock()
 	if c == nil || c.WindowTokens == 0 || c.BudgetTokens <= 0 {
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	threshold := s.m.Inference.Compaction.Threshold
 	if float64(c.UsedTokens) < threshold*float64(c.BudgetTokens) {
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	name, msgs, summary, err := t.compactor(ctx, turn, c.UsedTokens, c.BudgetTokens, threshold)
 	if err != nil {
 		reason := "compaction hook failed: " + err.Error()
-		return ending{status: StatusFailed, text: resultFailed(reason), cause: "internal", reason: reason}, true
+		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: "internal", Reason: reason}, true
 	}
-	decline := func(reason string) (ending, bool) {
+	decline := func(reason string) (agent.Ending, bool) {
 		_, _ = s.tr.Write(trace.CompactionDeclined{Turn: turn, TaskID: t.id, Tokens: c.UsedTokens, Reason: reason})
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	if msgs == nil {
 		return decline(declinedNoHook)
@@ -92,7 +93,7 @@ func (t *taskRun) compactCheck(ctx context.Context, turn int) (ending, bool) {
 	if s.m.Inference.Compaction.DumpSummaries && summary != "" {
 		s.dumpSummary(turn, c.UsedTokens, after, summary)
 	}
-	return ending{}, false
+	return agent.Ending{}, false
 }
 
 // compactor asks the hooks bound to on-compaction in manifest order, then
@@ -166,7 +167,7 @@ func (t *taskRun) builtinCompact(ctx context.Context, turn int, budget int64) ([
 	req := &driver.Request{Model: model, System: system, MaxTokens: s.m.Inference.MaxTokens,
 		Messages: []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(prompt)}}}}
 	if e, refused := t.admit(d, req, turn); refused {
-		return nil, "", errors.New(e.text)
+		return nil, "", errors.New(e.Text)
 	}
 	start := time.Now()
 	resp, err := d.Complete(ctx, req)

@@ -6,92 +6,101 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/harness"
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-// harnessLoop runs a task under transport: process (process.md §5): runs
-// of the harness, one at a time, each ended by its terminal line; after a
-// run that answered, the continuation, keep_working and done_check of the
-// http loop (LOOP-12) — each a resume of the same harness session with its
-// message as the prompt (PROC-12, PROC-13).
-func (t *taskRun) harnessLoop(ctx context.Context) ending {
-	s := t.s
-	maxTurns := s.m.Inference.MaxTurns
-	// The harness gets the task then the [Session] block as one prompt, as
-	// the http loop's first two user messages (LOOP-6, PROC-5).
-	p := prompt{kind: promptTask, text: taskText(t.run.Message(), t.run.Provenance()) + "\n\n" + s.context}
+// harnessTransport is the agent loop's Transport under transport: process
+// (process.md §5): a step is one run of the harness, ended by its terminal
+// line; a reopen (the continuation, keep_working, done_check, a hook's
+// reopen-task) is a resume of the same harness session with its message as
+// the prompt (PROC-12, PROC-13).
+type harnessTransport struct {
+	t      *taskRun
+	p      prompt // the next run's prompt
+	resume string // the harness session the next run resumes, "" for a new one
+	thread string // the thread entry that named resume under threaded (THR-2)
+}
+
+// Begin makes the first prompt, the task then the [Session] block, as the
+// http loop's first two user messages (LOOP-6, PROC-5), and reads the
+// thread entry under threaded (THR-2).
+func (h *harnessTransport) Begin(context.Context) (agent.Ending, bool) {
+	t := h.t
+	h.p = prompt{kind: promptTask, text: taskText(t.run.Message(), t.run.Provenance()) + "\n\n" + t.s.context}
 	resume, thread, e, ok := t.threadStart()
-	if !ok {
-		return e
+	h.resume, h.thread = resume, thread
+	return e, ok
+}
+
+// Step runs the harness once and says how the run ended for the task
+// (PROC-11..18, THR-4).
+func (h *harnessTransport) Step(ctx context.Context) agent.Step {
+	t, s := h.t, h.t.s
+	ended := func(e agent.Ending) agent.Step { return agent.Step{Ended: true, Ending: e} }
+	res := t.harnessRun(ctx, h.p, h.resume)
+	if e, ok := t.canceled(); ok {
+		return ended(e) // task_canceled.phase: where the cancel landed
 	}
-	for {
-		if e, ok := t.canceled(); ok {
-			return e
-		}
-		if t.turns >= maxTurns {
-			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
-		}
-		res := t.harnessRun(ctx, p, resume)
-		if e, ok := t.canceled(); ok {
-			return e // task_canceled.phase: where the cancel landed
-		}
-		t.setPhase("turn")
-		if f, ok := t.state.Failed(); ok { // INP-7: a bridged call ended the attempt
-			return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}
-		}
-		if reason, ok := t.state.NoAnswer(); ok && res.out != runCanceled { // PROC-15, EWA-4
-			return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}
-		}
-		switch res.out {
-		case runCompleted:
-		case runMaxTurns: // PROC-14
-			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
-		case runInactive: // PROC-17
-			secs := int64(s.hx.limits.Inactivity.Seconds())
-			fmt.Fprint(s.cfg.Stderr, diag.RunHarnessInactive(secs).Render())
-			return t.harnessFailed("harness_inactive", diag.HarnessInactiveMessage(secs))
-		case runLost:
-			if p.kind == promptKeepWorking || p.kind == promptDoneCheck || p.kind == promptHookReopen { // PROC-13: restart from task.md
-				p, resume = prompt{kind: promptRestart, text: t.restartText()}, ""
-				continue
-			}
-			return t.sessionLost(resume, thread, res.msg)
-		case runCanceled: // only the task's cancel ends ctx
-			if e, ok := t.canceled(); ok {
-				return e
-			}
-			return t.harnessFailed("harness_error", diag.HarnessTurnFailedMessage(harness.FailOther, "the harness run was interrupted"))
-		default: // PROC-18
-			fmt.Fprint(s.cfg.Stderr, diag.RunHarnessFailed(res.kind, res.msg).Render())
-			return t.harnessFailed("harness_error", diag.HarnessTurnFailedMessage(res.kind, res.msg))
-		}
-		if res.session != "" {
-			resume = res.session
-		}
-		e := ending{status: StatusOK, text: res.answer, answer: res.answer}
-		next, more := t.afterAnswer(ctx, e)
-		if !more {
-			return next
-		}
-		p = t.next
-		if resume == "" { // nothing to resume: the harness never named its session
-			return t.sessionLost("", "", "the harness reported no session id to resume")
-		}
+	t.setPhase("turn")
+	if f, ok := t.state.Failed(); ok { // INP-7: a bridged call ended the attempt
+		return ended(agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(f.Reason), Cause: f.Cause, Reason: f.Reason, StatusText: f.Status})
 	}
+	if reason, ok := t.state.NoAnswer(); ok && res.out != runCanceled { // PROC-15, EWA-4
+		return ended(agent.NoAnswer(reason))
+	}
+	switch res.out {
+	case runCompleted:
+	case runMaxTurns: // PROC-14
+		return ended(agent.MaxTurns(s.m.Inference.MaxTurns))
+	case runInactive: // PROC-17
+		secs := int64(s.hx.limits.Inactivity.Seconds())
+		fmt.Fprint(s.cfg.Stderr, diag.RunHarnessInactive(secs).Render())
+		return ended(agent.Failed("harness_inactive", diag.HarnessInactiveMessage(secs)))
+	case runLost:
+		if k := h.p.kind; k == promptKeepWorking || k == promptDoneCheck || k == promptHookReopen { // PROC-13: restart from task.md
+			h.p, h.resume = prompt{kind: promptRestart, text: t.restartText()}, ""
+			return agent.Step{}
+		}
+		return ended(t.sessionLost(h.resume, h.thread, res.msg))
+	case runCanceled: // only the task's cancel ends ctx
+		if e, ok := t.canceled(); ok {
+			return ended(e)
+		}
+		return ended(agent.Failed("harness_error", diag.HarnessTurnFailedMessage(harness.FailOther, "the harness run was interrupted")))
+	default: // PROC-18
+		fmt.Fprint(s.cfg.Stderr, diag.RunHarnessFailed(res.kind, res.msg).Render())
+		return ended(agent.Failed("harness_error", diag.HarnessTurnFailedMessage(res.kind, res.msg)))
+	}
+	if res.session != "" {
+		h.resume = res.session
+	}
+	return agent.Step{Answered: true, Ending: agent.Ending{Status: StatusOK, Text: res.answer, Answer: res.answer}}
+}
+
+// Resume makes the reopen's message the next run's prompt, a resume of the
+// session the last run named; a harness that never named one cannot be
+// resumed (E-RUN-036).
+func (h *harnessTransport) Resume(context.Context) (agent.Ending, bool) {
+	h.p = h.t.next
+	if h.resume == "" {
+		return h.t.sessionLost("", "", "the harness reported no session id to resume"), false
+	}
+	return agent.Ending{}, true
 }
 
 // harnessFailed is a task failure of PROC-17/18 and THR-4 (task_failed
 // cause and reason).
-func (t *taskRun) harnessFailed(cause, reason string) ending {
-	return ending{status: StatusFailed, text: resultFailed(reason), cause: cause, reason: reason}
+func (t *taskRun) harnessFailed(cause, reason string) agent.Ending {
+	return agent.Failed(cause, reason)
 }
 
 // sessionLost is E-RUN-036 (THR-4, PROC-13): a resume the harness could
 // not continue. thread is the harness-session.json that named the session
 // under threaded, "" when the task itself started it.
-func (t *taskRun) sessionLost(id, thread, msg string) ending {
+func (t *taskRun) sessionLost(id, thread, msg string) agent.Ending {
 	s := t.s
 	ctxID := ""
 	if thread != "" && id == t.threadID {
@@ -125,10 +134,10 @@ func (t *taskRun) restartText() string {
 // resumes its session. It returns the session to resume ("" for new), the
 // entry's path ("" when none is used), and ok false with the ending when
 // the entry cannot be read.
-func (t *taskRun) threadStart() (resume, path string, e ending, ok bool) {
+func (t *taskRun) threadStart() (resume, path string, e agent.Ending, ok bool) {
 	s := t.s
 	if s.m.Lifecycle.Conversation != "threaded" {
-		return "", "", ending{}, true // THR-3
+		return "", "", agent.Ending{}, true // THR-3
 	}
 	path = harness.ThreadPath(s.cfg.Home, s.m.Name, string(t.run.ContextID()))
 	t.threadPath = path
@@ -139,7 +148,7 @@ func (t *taskRun) threadStart() (resume, path string, e ending, ok bool) {
 		return "", path, t.harnessFailed("harness_session_lost", d.Msg), false
 	}
 	if th == nil {
-		return "", path, ending{}, true
+		return "", path, agent.Ending{}, true
 	}
 	t.threadID = th.SessionID
 	if th.UsageTotal != nil && s.hx.d.Key == manifest.HarnessCodex {
@@ -151,7 +160,7 @@ func (t *taskRun) threadStart() (resume, path string, e ending, ok bool) {
 		}
 		h.mu.Unlock()
 	}
-	return th.SessionID, path, ending{}, true
+	return th.SessionID, path, agent.Ending{}, true
 }
 
 // writeThread writes the context's entry under threaded (THR-1, THR-2),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/hook"
@@ -393,7 +394,7 @@ func (t *taskRun) hookInference(ctx context.Context, name string, params json.Ra
 	req := &driver.Request{Model: block.Model, System: p.System, MaxTokens: maxTokens,
 		Messages: []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(p.Prompt)}}}}
 	if e, refused := t.admit(d, req, turn); refused {
-		return nil, errors.New(e.text)
+		return nil, errors.New(e.Text)
 	}
 	start := time.Now()
 	resp, err := d.Complete(ctx, req)
@@ -428,13 +429,13 @@ func reopenMessage(n int, hookName, feedback string) string {
 // conversation with its feedback (task_reopened) within
 // lifecycle.max_task_reopens and the task's shared inference.max_turns;
 // either spent, the task ends reopen_budget_exhausted.
-func (t *taskRun) hookReopen(ctx context.Context, e ending) (ending, bool) {
+func (t *taskRun) hookReopen(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
 	s := t.s
 	if !s.hooks.Gates(hook.OnTaskEnd) {
 		return e, false
 	}
 	t.mu.Lock()
-	ev := taskEndEvent{TaskID: t.id, Status: e.status, AnswerBytes: len(e.answer), Turns: t.turns, Reopens: t.hookReopens}
+	ev := taskEndEvent{TaskID: t.id, Status: e.Status, AnswerBytes: len(e.Answer), Turns: t.turns, Reopens: t.hookReopens}
 	t.mu.Unlock()
 	name, a, ok := s.hooks.Commit(ctx, hook.OnTaskEnd, ev)
 	if !ok {
@@ -444,10 +445,10 @@ func (t *taskRun) hookReopen(ctx context.Context, e ending) (ending, bool) {
 		return ce, false
 	}
 	if t.hookReopens >= s.m.Lifecycle.MaxTaskReopens {
-		return ending{status: StatusReopenBudget, text: resultReopenBudget}, false
+		return agent.Ending{Status: StatusReopenBudget, Text: agent.ResultReopenBudget}, false
 	}
 	if t.turns >= s.m.Inference.MaxTurns {
-		return ending{status: StatusReopenBudget, text: resultTurnBudget}, false
+		return agent.Ending{Status: StatusReopenBudget, Text: agent.ResultTurnBudget}, false
 	}
 	t.mu.Lock()
 	t.hookReopens++
@@ -456,18 +457,18 @@ func (t *taskRun) hookReopen(ctx context.Context, e ending) (ending, bool) {
 	t.reprompt(promptHookReopen, reopenMessage(n, name, a.Reason))
 	_, _ = s.tr.Write(trace.TaskReopened{TaskID: t.id, HookName: name, Reason: a.Reason, ReopenNumber: n,
 		TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
-	return ending{}, true
+	return agent.Ending{}, true
 }
 
 // observeTaskEnd hands the task's final ending to the on-task-end
 // observers, before task_end.
-func (t *taskRun) observeTaskEnd(ctx context.Context, e ending) {
+func (t *taskRun) observeTaskEnd(ctx context.Context, e agent.Ending) {
 	s := t.s
 	if s.hooks.Len() == 0 {
 		return
 	}
 	t.mu.Lock()
-	ev := taskEndEvent{TaskID: t.id, Status: e.status, AnswerBytes: len(e.answer), Turns: t.turns, Reopens: t.hookReopens}
+	ev := taskEndEvent{TaskID: t.id, Status: e.Status, AnswerBytes: len(e.Answer), Turns: t.turns, Reopens: t.hookReopens}
 	t.mu.Unlock()
 	s.hooks.Observe(context.WithoutCancel(ctx), hook.OnTaskEnd, ev) // a canceled task is observed too
 }

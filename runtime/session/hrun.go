@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/harness"
 	"github.com/murmur-go/mur/runtime/manifest"
@@ -365,7 +366,7 @@ func (t *taskRun) endRun(r *hrun, st *runState, asked string, exit harness.Exit,
 		_, _ = s.tr.Write(trace.HarnessFailed{TaskID: t.id, Run: r.n, Kind: res.kind, Source: "harness", Message: res.msg})
 	case runMaxTurns:
 		_, _ = s.tr.Write(trace.HarnessFailed{TaskID: t.id, Run: r.n, Kind: harness.FailMaxTurns, Source: "runtime",
-			Message: resultMaxTurns(s.m.Inference.MaxTurns)})
+			Message: agent.ResultMaxTurns(s.m.Inference.MaxTurns)})
 	case runInactive:
 		_, _ = s.tr.Write(trace.HarnessFailed{TaskID: t.id, Run: r.n, Kind: harness.FailOther, Source: "runtime",
 			Message: diag.HarnessInactiveMessage(int64(s.hx.limits.Inactivity / time.Second))})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/formation"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -261,7 +262,7 @@ func (s *Session) end() Result {
 		res.ExitStatus, res.Text = s.deciding, s.decidingMsg
 	}
 	if s.formEnded {
-		res.ExitStatus, res.Text = StatusFormationEnded, resultCanceled(ByFormation)
+		res.ExitStatus, res.Text = StatusFormationEnded, agent.ResultCanceled(ByFormation)
 	}
 	s.mu.Unlock()
 	s.closeHarness()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/a2a"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/telemetry"
@@ -26,33 +27,24 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// loop runs the task's turns until an attempt ends for good (LOOP-7..LOOP-20).
-func (t *taskRun) loop(ctx context.Context) ending {
-	maxTurns := t.s.m.Inference.MaxTurns
-	for {
-		if e, ok := t.canceled(); ok {
-			return e
-		}
-		if t.turns >= maxTurns {
-			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}
-		}
-		e, answered, ended := t.turn(ctx)
-		if ended {
-			return e
-		}
-		if !answered {
-			continue
-		}
-		if next, more := t.afterAnswer(ctx, e); !more {
-			return next
-		}
-	}
+// httpTransport is the agent loop's Transport over an HTTP driver: a step
+// is one turn (LOOP-7), and a reopen's message is already the last of the
+// conversation (reprompt), so Begin and Resume have nothing to do.
+type httpTransport struct{ t *taskRun }
+
+func (httpTransport) Begin(context.Context) (agent.Ending, bool)  { return agent.Ending{}, true }
+func (httpTransport) Resume(context.Context) (agent.Ending, bool) { return agent.Ending{}, true }
+
+// Step runs one turn.
+func (h httpTransport) Step(ctx context.Context) agent.Step {
+	e, answered, ended := h.t.turn(ctx)
+	return agent.Step{Answered: answered, Ended: ended, Ending: e}
 }
 
 // turn runs one turn under its span (OTEL-5): the inference call, then
 // the tools it asked for. answered is true when the model answered with no
 // tool call (e is then that attempt's ending); ended when the attempt ended.
-func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
+func (t *taskRun) turn(ctx context.Context) (e agent.Ending, answered, ended bool) {
 	maxTurns := t.s.m.Inference.MaxTurns
 	ctx, span := telemetry.StartTurn(ctx, t.s.tracer, t.turns)
 	defer span.End()
@@ -64,7 +56,7 @@ func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
 	t.msgs = append(t.msgs, driver.Message{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleAssistant, Blocks: resp.Blocks})
 	if uses := resp.ToolUses(); len(uses) > 0 {
 		if t.turns >= maxTurns { // LOOP-8: the last allowed call's tools are not run
-			return ending{status: StatusMaxTurns, text: resultMaxTurns(maxTurns)}, false, true
+			return agent.Ending{Status: StatusMaxTurns, Text: agent.ResultMaxTurns(maxTurns)}, false, true
 		}
 		if e, ended := t.compactCheck(ctx, turn); ended {
 			return e, false, true
@@ -77,24 +69,24 @@ func (t *taskRun) turn(ctx context.Context) (e ending, answered, ended bool) {
 			return e, false, true
 		}
 		if f, ok := t.state.Failed(); ok { // INP-7: no further inference call
-			return ending{status: StatusFailed, text: resultFailed(f.Reason), cause: f.Cause, reason: f.Reason, statusText: f.Status}, false, true
+			return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(f.Reason), Cause: f.Cause, Reason: f.Reason, StatusText: f.Status}, false, true
 		}
 		if reason, ok := t.state.NoAnswer(); ok { // EWA-4
-			return ending{status: StatusNoAnswer, text: resultNoAnswer(reason), reason: reason}, false, true
+			return agent.Ending{Status: StatusNoAnswer, Text: agent.ResultNoAnswer(reason), Reason: reason}, false, true
 		}
-		return ending{}, false, false
+		return agent.Ending{}, false, false
 	}
 	answer := resp.Text()
-	e = ending{status: StatusOK, text: answer, answer: answer}
+	e = agent.Ending{Status: StatusOK, Text: answer, Answer: answer}
 	if resp.StopReason == driver.StopMaxTokens {
-		e.text, e.maxTokens = resultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
+		e.Text, e.MaxTokens = agent.ResultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
 	}
 	return e, true, false
 }
 
 // infer makes one turn's driver call (LOOP-7): spend admission (LOOP-18),
 // the call, the inference record. ok is false when the attempt ended.
-func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, ok bool) {
+func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e agent.Ending, ok bool) {
 	s := t.s
 	block, d, changeID := s.choices.take()
 	turn := t.turns
@@ -126,17 +118,17 @@ func (t *taskRun) infer(ctx context.Context) (resp *driver.Response, e ending, o
 	}
 	t.recordInference(turn, block.Name, req, resp, s.choices.options(block), time.Since(start), "")
 	t.hookInferenceEvent(ctx, turn, resp)
-	return resp, ending{}, true
+	return resp, agent.Ending{}, true
 }
 
 // admit is LOOP-18's spend admission: refused when used + the estimated
 // input + max_tokens passes inference.max_session_tokens, and every call
 // after a refusal is refused alike.
-func (t *taskRun) admit(d driver.Driver, req *driver.Request, turn int) (ending, bool) {
+func (t *taskRun) admit(d driver.Driver, req *driver.Request, turn int) (agent.Ending, bool) {
 	s := t.s
 	ceiling := s.m.Inference.MaxSessionTokens
 	if ceiling <= 0 {
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	est, err := driver.EstimateInput(d, req)
 	if err != nil {
@@ -151,16 +143,16 @@ func (t *taskRun) admit(d driver.Driver, req *driver.Request, turn int) (ending,
 	}
 	s.stats.mu.Unlock()
 	if !refuse {
-		return ending{}, false
+		return agent.Ending{}, false
 	}
 	_, _ = s.tr.Write(trace.SpendCeilingReached{Turn: turn, TaskID: t.id, Limit: "session", Ceiling: ceiling, Used: used, Requested: requested})
-	return ending{status: StatusSpendCeiling, text: resultSpend(ceiling, used, requested)}, true
+	return agent.Ending{Status: StatusSpendCeiling, Text: agent.ResultSpend(ceiling, used, requested)}, true
 }
 
 // driverFailed is LOOP-19: the attempt fails with the error's cause and
 // reason; a credential rejection writes inference_credential and prints
 // E-RUN-027 (DRV-4).
-func (t *taskRun) driverFailed(err error) ending {
+func (t *taskRun) driverFailed(err error) agent.Ending {
 	s := t.s
 	var ce *driver.CredentialError
 	if errors.As(err, &ce) {
@@ -168,7 +160,7 @@ func (t *taskRun) driverFailed(err error) ending {
 		fmt.Fprint(s.cfg.Stderr, ce.Diagnostic().Render())
 	}
 	reason := driver.Reason(err)
-	return ending{status: StatusFailed, text: resultFailed(reason), cause: driver.Cause(err), reason: reason}
+	return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: driver.Cause(err), Reason: reason}
 }
 
 // recordInference writes the inference record (capsule.md §6, TRACE-5) and

@@ -8,19 +8,20 @@ import (
 	"testing"
 
 	"github.com/murmur-go/mur/internal/golden"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/diag"
 )
 
 func TestResultTexts_SES5(t *testing.T) {
 	lines := []string{
-		resultMaxTokens("Files:\na", 8192),
-		resultFailed("openai endpoint answered HTTP 500: boom"),
-		resultMaxTurns(4),
-		resultSpend(1000, 900, 8300),
-		resultTurnBudget,
-		resultCanceled("CancelTask"),
-		resultCanceled(ByFormation),
-		resultNoAnswer("worker gave none"),
+		agent.ResultMaxTokens("Files:\na", 8192),
+		agent.ResultFailed("openai endpoint answered HTTP 500: boom"),
+		agent.ResultMaxTurns(4),
+		agent.ResultSpend(1000, 900, 8300),
+		agent.ResultTurnBudget,
+		agent.ResultCanceled("CancelTask"),
+		agent.ResultCanceled(ByFormation),
+		agent.ResultNoAnswer("worker gave none"),
 	}
 	golden.Check(t, "result_texts", strings.Join(lines, "\n---\n")+"\n")
 	for in, want := range map[string]string{

@@ -3,8 +3,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -12,7 +10,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/murmur-go/mur/a2a"
-	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
@@ -58,19 +56,6 @@ type taskRun struct {
 	feedback   []string // keep_working and done_check messages, for a restart (PROC-13)
 	threadPath string   // harness-session.json under threaded, "" otherwise
 	threadID   string   // the session it named when the task began
-}
-
-// ending is how an attempt ended.
-type ending struct {
-	status    string
-	text      string // the SES-5 text (ok: the answer)
-	answer    string // ok: the answer without any truncation note
-	cause     string // task_failed
-	reason    string
-	maxTokens bool // ok at the max_tokens cap (W-RUN-001)
-	// statusText, when set, is the final status message instead of text
-	// (INP-7's input-timeout).
-	statusText string
 }
 
 func (t *taskRun) setPhase(p string) {
@@ -193,89 +178,52 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		t.recorded, t.from = len(history), len(history)
 	}
 	t.taskStartHooks(ctx)
-	var e ending
-	if s.hx != nil {
-		e = t.harnessLoop(ctx)
-	} else {
-		e = t.loop(ctx)
+	var e agent.Ending
+	for ev := range agent.Run(ctx, policy{t}, s.transport(t)) {
+		if ev.Kind == agent.Ended {
+			e = ev.Ending
+		}
 	}
-	t.observeTaskEnd(ctx, e)
-	t.finish(e)
-	return e.status, e.text
+	agent.Fan(e, t.sinks(ctx)...)
+	return e.Status, e.Text
+}
+
+// transport is the agent loop's Transport for the session's
+// inference.transport: a harness CLI under process, else the HTTP driver.
+func (s *Session) transport(t *taskRun) agent.Transport {
+	if s.hx != nil {
+		return &harnessTransport{t: t}
+	}
+	return httpTransport{t}
+}
+
+// policy is the task's rule between the agent loop's steps.
+type policy struct{ t *taskRun }
+
+// Canceled is the canceled ending once the task's cancel landed.
+func (p policy) Canceled() (agent.Ending, bool) { return p.t.canceled() }
+
+// OutOfTurns is LOOP-8's ending once inference.max_turns turns are spent.
+func (p policy) OutOfTurns() (agent.Ending, bool) {
+	if n := p.t.s.m.Inference.MaxTurns; p.t.turns >= n {
+		return agent.MaxTurns(n), true
+	}
+	return agent.Ending{}, false
+}
+
+// AfterAnswer is LOOP-12 (afterAnswer).
+func (p policy) AfterAnswer(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
+	return p.t.afterAnswer(ctx, e)
 }
 
 // canceled returns the canceled ending when the task was cancelled.
-func (t *taskRun) canceled() (ending, bool) {
+func (t *taskRun) canceled() (agent.Ending, bool) {
 	select {
 	case <-t.run.Canceled():
 		by := t.run.CancelCause()
-		return ending{status: StatusCanceled, text: resultCanceled(by)}, true
+		return agent.Ending{Status: StatusCanceled, Text: agent.ResultCanceled(by)}, true
 	default:
-		return ending{}, false
-	}
-}
-
-// finish ends the task (SES-5, LOOP-5, TRACE-4): waiters accounted for,
-// out/result.txt, task_canceled/task_failed, the A2A outcome, task_end.
-func (t *taskRun) finish(e ending) {
-	s := t.s
-	if t.recorded > 0 {
-		t.recordMessages(true) // the last answer too, fsynced with task_end
-	}
-	t.state.SetEnding(tool.Ending{Status: e.status, NoTurnLeft: t.turns >= s.m.Inference.MaxTurns})
-	t.writeRecs(t.state.Abandon()) // RND-9: before task_end
-	if err := writeResult(filepath.Join(s.recordsDir, "out"), e.text); err != nil {
-		s.bootstrap(fmt.Sprintf("out/result.txt could not be written: %v\n", err))
-	}
-	if e.maxTokens {
-		fmt.Fprint(s.cfg.Stderr, diag.RunMaxTokensCut(s.m.Inference.MaxTokens).Render())
-	}
-	running := s.works.Running()
-	switch e.status {
-	case StatusCanceled:
-		turn := t.turnIndex()
-		_, _ = s.tr.Write(trace.TaskCanceled{TaskID: t.id, Turn: &turn, Phase: t.getPhase(),
-			DetachedWorkIDs: t.stillDetached(running), DelegationIDs: t.state.EndedIDs(tool.FieldDelegations)})
-	case StatusFailed:
-		_, _ = s.tr.Write(trace.TaskFailed{TaskID: t.id, Turn: t.turnIndex(), Cause: e.cause, Reason: e.reason})
-	}
-	// A task whose records are lost (a records directory deleted
-	// under the session, a full disk) is not reported done: the trace is
-	// checked before the outcome, and a failed trace fails the task with
-	// E-RUN-007's text; the session then ends with it (LOOP-19).
-	lost := s.tr.Check()
-	out := tasktable.Outcome{State: a2a.TaskStateFailed, Message: e.text}
-	if e.statusText != "" {
-		out.Message = e.statusText
-	}
-	var meta a2a.MurmurTaskMetadata
-	meta.RunningCommands = running
-	meta.NoAnswerBelow = t.state.NoAnswerBelow() // RND-7, set by the call set's Abandon above
-	switch {
-	case lost != nil:
-		out.Message = lost.Error()
-	case e.status == StatusOK:
-		out = tasktable.Outcome{State: a2a.TaskStateCompleted, Response: e.text}
-		s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: e.text, Final: true})
-	case e.status == StatusCanceled:
-		out.State = a2a.TaskStateCanceled
-	case e.status == StatusNoAnswer:
-		out.Message = e.reason // EWA-4: the bare reason
-		meta.NoAnswer = true
-	}
-	if !meta.Empty() {
-		out.Murmur = &meta
-	}
-	t.run.Finish(out)
-	t.writeTaskEnd(e, running)
-	telemetry.EndTask(t.span, e.status, e.reason)
-	s.mu.Lock()
-	s.lastSpan = t.span.SpanContext()
-	s.mu.Unlock()
-	if s.cfg.Results != nil {
-		if _, err := fmt.Fprintf(s.cfg.Results, "%s\n", e.text); err != nil {
-			s.bootstrap(e.text + "\n")
-		}
+		return agent.Ending{}, false
 	}
 }
 
