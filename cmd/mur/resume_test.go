@@ -255,3 +255,66 @@ func TestResumeScripted(t *testing.T) {
 		t.Fatalf("second resume (fallback): exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// Every task of a context is recorded: two door tasks sent in one contextId
+// both go to its record, which survives a kill -9 of the session; a later
+// `mur run --context <id>` continues it — its first request is the first
+// task's request, its answer, the second task's messages and answer, then
+// the new task (the system message once, at the front).
+func TestContextRecordsEveryTask(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	defer srv.Close()
+	srv.Enqueue(fake.Text("first answer"), fake.Text("second answer"))
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: threads\nversion: \"1.0.0\"\ninference:\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\nlifecycle: {task_acceptance: queue, after_task: sleep}\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	p, url, _ := startAskDoor(t, e)
+	for i, text := range []string{"one", "two"} {
+		task := sendTask(t, rpcCall(t, url, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m`+text+
+			`","contextId":"ctx_shared","role":"ROLE_USER","parts":[{"text":"`+text+`"}]}}}`))
+		if task.Status.State != "TASK_STATE_COMPLETED" || task.ContextID != "ctx_shared" {
+			t.Fatalf("task %d = %+v", i, task)
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+	before := srv.Requests()
+	if len(before) != 2 {
+		t.Fatalf("requests before the kill = %d, want 2", len(before))
+	}
+	srv.Enqueue(fake.Text("third answer"))
+	stdout, stderr, code := e.run(t, "--capsule", ".", "--lifecycle-after-task", "exit", "--context", "ctx_shared", "--task", "three")
+	if code != 0 || !strings.HasSuffix(stdout, "third answer\nstatus:  ok\n") {
+		t.Fatalf("--context run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("requests = %d, want 3", len(reqs))
+	}
+	r1, r2 := rawMessages(t, reqs[0].Body), rawMessages(t, reqs[1].Body)
+	var want []string
+	for _, m := range r1 {
+		want = append(want, string(m))
+	}
+	want = append(want, `{"role":"assistant","content":"first answer"}`)
+	for _, m := range r2[1:] { // the second task's request less its system message
+		want = append(want, string(m))
+	}
+	want = append(want, `{"role":"assistant","content":"second answer"}`, `{"role":"user","content":"three"}`)
+	got := rawMessages(t, reqs[2].Body)
+	var gotS []string
+	for _, m := range got {
+		gotS = append(gotS, string(m))
+	}
+	if strings.Join(gotS, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the --context request's messages:\n%s\nwant\n%s", strings.Join(gotS, "\n"), strings.Join(want, "\n"))
+	}
+	ids := sesRe.FindAllString(stdout, -1)
+	if rec := readSessionStart(t, e.home, ids[0]); rec.ResumedFrom != nil || rec.ContextID == nil || *rec.ContextID != "ctx_shared" {
+		t.Errorf("session_start resumed_from %v, context_id %v; want none and ctx_shared", rec.ResumedFrom, rec.ContextID)
+	}
+}

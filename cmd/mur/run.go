@@ -161,7 +161,7 @@ func resumeArgs(args []string) []string {
 // @N among the capsule workdir's sessions.
 func resumeLaunch(env *Env, f *runFlags, l *session.Launch) error {
 	if f.set["context"] {
-		l.LaunchContextID = f.contextID
+		return l.Continue(f.contextID)
 	}
 	if !f.set["resume"] {
 		return nil

@@ -20,9 +20,10 @@ const (
 	ResumeCompact = "compact"
 )
 
-// Resumed is what a launch continues from (mur run --resume): the session
-// it resumes, that session's context and the conversation record's
-// messages, which the launch task's history starts with.
+// Resumed is what a launch continues from (mur run --resume, or --context
+// naming a context with a record): the session it resumes ("" under
+// --context), the context and the conversation record's messages, which the
+// history of the context's first task starts with.
 type Resumed struct {
 	SessionID string
 	ContextID string
@@ -88,21 +89,52 @@ func (l *Launch) Resume(tracePath, mode string) error {
 	case m.Inference.Process():
 		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordProcess)
 	}
-	home, err := murhome.Home(l.Opts.Getenv)
-	if err != nil {
+	history, path, err := l.readRecord(ctxID)
+	switch {
+	case err != nil:
+		return err
+	case history == nil:
+		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordFile(path))
+	}
+	l.LaunchContextID = ctxID
+	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: history}
+	return nil
+}
+
+// Continue makes l's launch task run in context ctxID (mur run --context):
+// when the context has a conversation record, the task's history starts
+// with it, as under --resume; with none (or context.record: off, or a
+// harness's own session under transport: process) the context starts
+// fresh.
+func (l *Launch) Continue(ctxID string) error {
+	l.LaunchContextID = ctxID
+	if m := l.Manifest; m.Context.Record == "off" || m.Inference.Process() {
+		return nil
+	}
+	history, _, err := l.readRecord(ctxID)
+	if err != nil || history == nil {
 		return err
 	}
-	path := filepath.Join(conversation.ContextDir(home, m.Context.RecordStore, ctxID), conversation.File)
+	l.Resumed = &Resumed{ContextID: ctxID, History: history}
+	return nil
+}
+
+// readRecord reads context ctxID's conversation record: its messages, nil
+// when there is no record file, and the file's path.
+func (l *Launch) readRecord(ctxID string) ([]driver.Message, string, error) {
+	home, err := murhome.Home(l.Opts.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(conversation.ContextDir(home, l.Manifest.Context.RecordStore, ctxID), conversation.File)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordFile(path))
+		return nil, path, nil
 	}
 	es, err := conversation.Read(path)
 	if err != nil {
-		return diag.IOError(path, err.Error())
+		return nil, path, diag.IOError(path, err.Error())
 	}
-	l.LaunchContextID = ctxID
-	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: conversation.Messages(es)}
-	return nil
+	return append([]driver.Message{}, conversation.Messages(es)...), path, nil
 }
 
 // takeResumed returns the resumed conversation for the first task of its

@@ -18,7 +18,7 @@ func (s *Session) sessionStartRecord() trace.SessionStart {
 		ContainmentDecl:    s.containmentDeclared(), ContainmentAchv: s.sandbox.Class(),
 		EffectiveGrants: s.effectiveGrants(), Lifecycle: s.lifecycle(),
 	}
-	if r := s.l.Resumed; r != nil {
+	if r := s.l.Resumed; r != nil && r.SessionID != "" {
 		rec.ResumedFrom = &r.SessionID
 	}
 	if id := s.l.LaunchContextID; id != "" {
