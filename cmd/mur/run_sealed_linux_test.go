@@ -1,7 +1,10 @@
 package main
 
 import (
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,4 +61,53 @@ func TestRunSealedToolIsAlone(t *testing.T) {
 			t.Errorf("%s: mur run = %d, stdout %q, stderr %q; want %q", c.class, code, out, errOut, c.want)
 		}
 	}
+}
+
+// A sealed tool is held to capabilities.resources, and its shell record
+// names the limit it met (the tool result's note too): a write past max_file_size_bytes stops at it (SIGXFSZ),
+// and a fork bomb stops at cgroup_pids_max (as root, where the runtime
+// makes the session's cgroup).
+func TestRunSealedToolMeetsItsLimits(t *testing.T) {
+	needLandlock(t)
+	limits := "  resources:\n    max_file_size_bytes: 1048576\n    cgroup_pids_max: 40\n"
+	cases := []struct {
+		name, command, want string
+	}{
+		{"file size", `head -c 3000000 /dev/zero > big; s=$?; echo "size=$(wc -c < big)"; exit $s`,
+			"Exit code: 153\nStdout:\nsize=1048576\n"},
+	}
+	if os.Getuid() == 0 {
+		cases = append(cases, struct{ name, command, want string }{"fork bomb",
+			`sh -c 'i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); echo $i > n; done' 2>/dev/null; read n < n; echo "forked=$n"; test $n -lt 40`,
+			"Exit code: 0\n"})
+	}
+	for _, c := range cases {
+		e := newRunEnv(t, sealedBash(c.command, limits))
+		out, errOut, code := e.run(t, "--capsule", e.dir, "--task", "limits")
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: mur run = %d, stdout %q, stderr %q; want %q", c.name, code, out, errOut, c.want)
+		}
+		note := map[string]string{"file size": `"resource_limit":"max_file_size_bytes"`, "fork bomb": `"resource_limit":"cgroup_pids_max"`}[c.name]
+		if tr := traces(t, e.home); !strings.Contains(tr, note) {
+			t.Errorf("%s: the tool result in the trace does not name the limit %q:\n%s", c.name, note, tr)
+		}
+	}
+}
+
+// traces is every trace.jsonl under home, concatenated.
+func traces(t *testing.T, home string) string {
+	t.Helper()
+	var all strings.Builder
+	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "trace.jsonl" {
+			b, rerr := os.ReadFile(path)
+			all.Write(b)
+			return rerr
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.String()
 }

@@ -233,3 +233,62 @@ func (j *jail) probeSealed() error {
 	}
 	return err
 }
+
+// Mark is a sandbox's limit counters at one moment: how often the session
+// cgroup refused a process (pids.events max) and killed one for memory
+// (memory.oom_control oom_kill).
+type Mark struct{ pids, oom uint64 }
+
+// Mark reads the counters now; zero outside a sealed sandbox with cgroups.
+func (sb *Sandbox) Mark() Mark {
+	if sb == nil || sb.jail == nil || sb.jail.limits == nil {
+		return Mark{}
+	}
+	var m Mark
+	for _, dir := range sb.jail.limits.dirs {
+		m.pids += counter(filepath.Join(dir, "pids.events"), "max")
+		m.oom += counter(filepath.Join(dir, "memory.oom_control"), "oom_kill")
+	}
+	return m
+}
+
+// LimitsHit names the capabilities.resources fields a command that ended as ps met since
+// mark: a file-size or CPU signal in its exit (the code 128+n a sealed init
+// exits with, or a shell reports), the cgroup's refused processes or memory
+// kills. Nil outside a sealed sandbox.
+func (sb *Sandbox) LimitsHit(mark Mark, ps *os.ProcessState) []string {
+	if sb.Class() != Sealed || ps == nil {
+		return nil
+	}
+	var hit []string
+	switch ps.ExitCode() {
+	case 128 + int(syscall.SIGXFSZ):
+		hit = append(hit, "max_file_size_bytes")
+	case 128 + int(syscall.SIGXCPU):
+		hit = append(hit, "cpu_seconds")
+	}
+	now := sb.Mark()
+	if now.pids > mark.pids {
+		hit = append(hit, "cgroup_pids_max")
+	}
+	if now.oom > mark.oom {
+		hit = append(hit, "cgroup_memory_bytes")
+	}
+	return hit
+}
+
+// counter reads the number after key in a "key value" lines file; 0 when
+// there is none.
+func counter(path, key string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			n, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}

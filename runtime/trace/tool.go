@@ -47,6 +47,10 @@ type Shell struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	DurationMS  int64  `json:"duration_ms"`
+	// ResourceLimit is the capabilities.resources field a sealed command
+	// met (max_file_size_bytes, cpu_seconds, cgroup_pids_max,
+	// cgroup_memory_bytes), absent when none could be named.
+	ResourceLimit string `json:"resource_limit,omitempty"`
 }
 
 // ShellDetached is shell_detached (tools.md SHELL-2): it replaces the

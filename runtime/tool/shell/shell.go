@@ -21,6 +21,7 @@ import (
 // Shell notes (SHELL-3).
 const (
 	noteHeldOutput = "[shell] processes this command started still hold its output; later output is not shown"
+	noteLimit      = "[shell] the command met its limit capabilities.resources."
 )
 
 // noteDetached is the note of a command moved to the background (SHELL-3).
@@ -112,7 +113,7 @@ func (t *shellTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 		}
 		out.combined = work
 	}
-	start := sh.now()
+	start, mark := sh.now(), sh.Sandbox.Mark()
 	p, err := proc.Start(sh.Sandbox, cmd, out.writer(&out.stdout), out.writer(&out.stderr), sh.now)
 	if err != nil {
 		if work != nil {
@@ -143,10 +144,10 @@ func (t *shellTool) Call(ctx context.Context, cc *tool.CallContext, input json.R
 	if work != nil {
 		work.discard()
 	}
-	return t.finished(cc, command, start, p, out)
+	return t.finished(cc, command, start, p, out, sh.Sandbox.LimitsHit(mark, p.Cmd.ProcessState))
 }
 
-func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Time, p *proc.Proc, out *output) tool.Result {
+func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Time, p *proc.Proc, out *output, limits []string) tool.Result {
 	out.stdout.close()
 	out.stderr.close()
 	code := proc.ExitCode(p.Cmd.ProcessState)
@@ -163,6 +164,9 @@ func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Ti
 	if p.Held {
 		notes = append(notes, noteHeldOutput)
 	}
+	for _, l := range limits {
+		notes = append(notes, noteLimit+l)
+	}
 	dur := p.ExitAt.Sub(start).Milliseconds()
 	return tool.Result{
 		Status:   tool.Passed, // SHELL-1: a non-zero exit is data
@@ -172,7 +176,7 @@ func (t *shellTool) finished(cc *tool.CallContext, command string, start time.Ti
 		ExitCode: &code,
 		Shells:   1,
 		Records: []tool.Rec{{Record: trace.Shell{Turn: cc.Turn, TaskID: cc.TaskID, Binary: t.bin, Command: command,
-			ExitCode: code, StdoutBytes: out.stdout.bytes(), StderrBytes: out.stderr.bytes(), DurationMS: dur}}},
+			ExitCode: code, StdoutBytes: out.stdout.bytes(), StderrBytes: out.stderr.bytes(), DurationMS: dur, ResourceLimit: first(limits)}}},
 	}
 }
 
@@ -208,3 +212,11 @@ func (sh *Shell) spill() (*os.File, error) {
 
 // NewWorkID mints a background command's id (SHELL-2).
 func NewWorkID() string { return a2a.NewID(a2a.PrefixWork) }
+
+// first is the first of names, "" when none.
+func first(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
