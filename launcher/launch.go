@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -281,35 +282,67 @@ func (l *launch) launch(ctx context.Context) int {
 	return l.wait(ctx, entry) // step 10
 }
 
-// startPeers starts every peer at once and waits for each to be ready
-// (READY-*). ok is false when the launch ended; code is then its exit code.
+// startConcurrency bounds how many peers are being forked and exec'd at
+// once: enough to keep every core busy with a member's exec while another
+// is forked, few enough that a large formation does not hold hundreds of
+// threads blocked in vfork.
+const startConcurrency = 8
+
+// startPeers starts every peer, startConcurrency at a time, and waits for
+// each to be ready (READY-*). ok is false when the launch ended; code is then
+// its exit code. A signal or a peer that cannot be started stops further
+// starts; the peers already started are kept in l.procs in roster order, so
+// what is printed about them does not depend on which start finished first.
 func (l *launch) startPeers(ctx context.Context, peers []*proc, entry *proc) (ready map[string]*wire.Ready, code int, ok bool) {
 	fails := make([]*failure, len(peers))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var sig os.Signal
+	started := make([]bool, len(peers))
+	var startFailed atomic.Bool
+	sem := make(chan struct{}, startConcurrency)
+	var starts sync.WaitGroup
+	dispatched := 0
 	for i, p := range peers {
 		if sig = l.signaled(); sig != nil { // starting hundreds takes a while: a signal stops it
-			for _, q := range peers[i:] {
-				q.closeAll()
-			}
-			cancel()
 			break
 		}
-		if err := l.start(p); err != nil {
-			fails[i] = &failure{reason: "its process could not be started: " + err.Error()}
-			for _, q := range peers[i:] {
-				q.closeAll()
-			}
-			cancel() // the others need not come up
+		sem <- struct{}{}
+		if startFailed.Load() {
+			<-sem
 			break
 		}
-		l.procs = append(l.procs, p)
+		dispatched = i + 1
+		starts.Go(func() {
+			defer func() { <-sem }()
+			if err := l.start(p); err != nil {
+				fails[i] = &failure{reason: "its process could not be started: " + err.Error()}
+				p.closeAll()
+				startFailed.Store(true)
+				return
+			}
+			started[i] = true
+		})
+	}
+	starts.Wait()
+	for _, q := range peers[dispatched:] {
+		q.closeAll()
+	}
+	if sig != nil || startFailed.Load() {
+		cancel() // the others need not come up
+	}
+	for i, p := range peers {
+		if started[i] {
+			l.procs = append(l.procs, p)
+		}
 	}
 	ready = make(map[string]*wire.Ready, len(peers))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i, p := range l.procs { // l.procs[i] is peers[i]
+	for i, p := range peers {
+		if !started[i] {
+			continue
+		}
 		wg.Go(func() {
 			r, fl := l.awaitReady(wctx, p)
 			mu.Lock()

@@ -13,13 +13,20 @@ import (
 
 // BenchmarkLaunchReady times `mur run --roster --json` from exec to every
 // door ready — the entry's readiness line, printed after the formation line
-// — for formations of 2, 8, 16, 32 and 64 members, and reports the resident memory
-// of an idle peer. Every member is an authenticated scripted
-// capsule; the entry may call every peer.
+// — for formations of 2 to 256 members, and reports the resident memory of
+// an idle peer: all of it (VmRSS, mostly the binary's page-cache pages every
+// member shares) and its own (RssAnon). Every member is an authenticated
+// scripted capsule; the entry may call every peer.
 //
-//	go test -run '^$' -bench LaunchReady -benchtime 5x ./launcher/e2e/
+//	go test -run '^$' -bench 'LaunchReady/members=(8|64|256)$' -benchtime 5x ./launcher/e2e/
+//
+// With MUR_BENCH_BASELINE naming another mur binary, each iteration also
+// launches the same formation with it, alternating which goes first, and
+// reports its time as ms-to-ready-baseline and the ratio: a comparison in
+// one run, on a machine whose load moves between runs.
 func BenchmarkLaunchReady(b *testing.B) {
-	for _, n := range []int{2, 8, 16, 32, 64} {
+	baseline := os.Getenv("MUR_BENCH_BASELINE")
+	for _, n := range []int{2, 8, 16, 32, 64, 128, 256} {
 		b.Run(fmt.Sprintf("members=%d", n), func(b *testing.B) {
 			w := newWorld(b)
 			benchInstall(b, w)
@@ -34,29 +41,47 @@ func BenchmarkLaunchReady(b *testing.B) {
 			os.MkdirAll(filepath.Join(w.dir, "f"), 0o755)
 			os.WriteFile(filepath.Join(w.dir, "f", "roster.yaml"), []byte(r.String()), 0o644)
 			var rssKiB, anonKiB, rssN int64
-			var total time.Duration
+			var total, totalBase time.Duration
 			iters := 0
-			b.ResetTimer()
-			for b.Loop() {
+			// launch times one formation launch with bin to every door ready
+			// and stops it; sample, when set, reads its idle peers' memory.
+			launch := func(bin string, sample bool) time.Duration {
 				start := time.Now()
-				l := w.start(b, "f", "run", "--roster", "--json")
+				l := w.startWith(b, bin, "f", "run", "--roster", "--json")
 				fl := decode[formationLine](b, l.line(b))
 				l.line(b) // the entry's readiness line: every door is ready
-				total += time.Since(start)
-				iters++
+				took := time.Since(start)
 				b.StopTimer()
-				for _, p := range fl.Peers {
-					if kib := rss(p.PID, "VmRSS:"); kib > 0 {
-						rssKiB, anonKiB, rssN = rssKiB+kib, anonKiB+rss(p.PID, "RssAnon:"), rssN+1
+				if sample {
+					for _, p := range fl.Peers {
+						if kib := rss(p.PID, "VmRSS:"); kib > 0 {
+							rssKiB, anonKiB, rssN = rssKiB+kib, anonKiB+rss(p.PID, "RssAnon:"), rssN+1
+						}
 					}
 				}
 				l.cmd.Process.Signal(syscall.SIGTERM)
 				if code := l.wait(); code != 143 {
-					b.Fatalf("launcher exit %d\n%s", code, l.stderr)
+					b.Fatalf("%s: launcher exit %d\n%s", bin, code, l.stderr)
 				}
 				b.StartTimer()
+				return took
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if baseline != "" && iters%2 == 1 {
+					totalBase += launch(baseline, false)
+				}
+				total += launch(mur, true)
+				if baseline != "" && iters%2 == 0 {
+					totalBase += launch(baseline, false)
+				}
+				iters++
 			}
 			b.ReportMetric(float64(total.Microseconds())/float64(iters)/1000, "ms-to-ready")
+			if baseline != "" {
+				b.ReportMetric(float64(totalBase.Microseconds())/float64(iters)/1000, "ms-to-ready-baseline")
+				b.ReportMetric(float64(total)/float64(totalBase), "ratio-to-baseline")
+			}
 			if rssN > 0 {
 				b.ReportMetric(float64(rssKiB)/float64(rssN)/1024, "MiB-rss/idle-peer")
 				b.ReportMetric(float64(anonKiB)/float64(rssN)/1024, "MiB-anon/idle-peer")

@@ -53,7 +53,13 @@ type launch struct {
 
 func (w *world) start(t testing.TB, dir string, args ...string) *launch {
 	t.Helper()
-	cmd := exec.Command(mur, args...)
+	return w.startWith(t, mur, dir, args...)
+}
+
+// startWith is start with another mur binary (a benchmark's baseline).
+func (w *world) startWith(t testing.TB, bin, dir string, args ...string) *launch {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = filepath.Join(w.dir, dir)
 	cmd.Env = w.env()
 	ln := testmur.StartLines(t, cmd)
