@@ -52,9 +52,11 @@ type Config struct {
 // ids, so trace context reaches every member whether or not anything is
 // exported (OTEL-1); with export on, ended spans go through a bounded queue
 // to the OTLP/HTTP exporter and are dropped, and counted, when it is full
-// (OTEL-4). Safe for concurrent use.
+// (OTEL-4). With export off and the default sampler, spans carry their
+// context and record nothing (lightProvider). Safe for concurrent use.
 type Provider struct {
-	tp        *sdktrace.TracerProvider
+	tp        oteltrace.TracerProvider
+	sdk       *sdktrace.TracerProvider // nil when spans are light
 	exporting bool
 	gate      *gate
 }
@@ -81,12 +83,16 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	if cfg.Getenv == nil {
 		return nil, errors.New("telemetry config: Getenv is required")
 	}
+	p := &Provider{}
+	if !Enabled(cfg.Getenv) && strings.TrimSpace(cfg.Getenv("OTEL_TRACES_SAMPLER")) == "" {
+		p.tp = newLightProvider()
+		return p, nil
+	}
 	res, err := newResource(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
-	p := &Provider{}
 	if Enabled(cfg.Getenv) {
 		exp, err := otlptracehttp.New(ctx)
 		if err != nil {
@@ -99,7 +105,8 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 		opts = append(opts, sdktrace.WithSpanProcessor(p.gate))
 		p.exporting = true
 	}
-	p.tp = sdktrace.NewTracerProvider(opts...)
+	p.sdk = sdktrace.NewTracerProvider(opts...)
+	p.tp = p.sdk
 	return p, nil
 }
 
@@ -169,7 +176,10 @@ func (p *Provider) ExportErrors() int64 {
 // Shutdown flushes what is queued and stops the exporter; it returns when
 // done or when ctx ends (the session's grace, OTEL-4), whichever is first.
 func (p *Provider) Shutdown(ctx context.Context) error {
-	return p.tp.Shutdown(ctx)
+	if p.sdk == nil {
+		return nil
+	}
+	return p.sdk.Shutdown(ctx)
 }
 
 // ShutdownWithin is Shutdown bounded by grace.

@@ -73,8 +73,13 @@ func Detach(ctx context.Context) context.Context {
 }
 
 // StartTask starts a task's span: the A2A server span, parented on the
-// caller's trace context when ctx carries one (OTEL-5).
+// caller's trace context when ctx carries one (OTEL-5). Each Start* helper
+// builds its name and attributes only for a tracer that records them, and
+// each End* helper only sets them on a span that records.
 func StartTask(ctx context.Context, tr oteltrace.Tracer, capsule, taskID, origin string) (context.Context, oteltrace.Span) {
+	if lt, ok := tr.(*lightTracer); ok {
+		return lt.start(ctx, oteltrace.SpanContextFromContext(ctx))
+	}
 	return tr.Start(ctx, "invoke_agent "+capsule, oteltrace.WithSpanKind(oteltrace.SpanKindServer),
 		oteltrace.WithAttributes(semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(capsule),
 			AttrTaskID.String(taskID), AttrTaskOrigin.String(origin)))
@@ -83,6 +88,10 @@ func StartTask(ctx context.Context, tr oteltrace.Tracer, capsule, taskID, origin
 // EndTask ends a task's span with its ending (LOOP-5); error status for
 // any ending but ok, with reason as the description.
 func EndTask(span oteltrace.Span, ending, reason string) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetAttributes(AttrTaskEnding.String(ending))
 	if ending != "ok" {
 		span.SetStatus(codes.Error, describe(firstNonEmpty(reason, ending)))
@@ -92,6 +101,9 @@ func EndTask(span oteltrace.Span, ending, reason string) {
 
 // StartTurn starts turn n's span (0-based).
 func StartTurn(ctx context.Context, tr oteltrace.Tracer, n int) (context.Context, oteltrace.Span) {
+	if lt, ok := tr.(*lightTracer); ok {
+		return lt.start(ctx, oteltrace.SpanContextFromContext(ctx))
+	}
 	return tr.Start(ctx, "turn", oteltrace.WithAttributes(AttrTurn.Int(n)))
 }
 
@@ -108,6 +120,9 @@ func providerName(kind string) attribute.KeyValue {
 
 // StartInference starts one inference call's span (GenAI "chat").
 func StartInference(ctx context.Context, tr oteltrace.Tracer, kind, model string) (context.Context, oteltrace.Span) {
+	if lt, ok := tr.(*lightTracer); ok {
+		return lt.start(ctx, oteltrace.SpanContextFromContext(ctx))
+	}
 	return tr.Start(ctx, "chat "+model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithAttributes(semconv.GenAIOperationNameChat, semconv.GenAIRequestModel(model),
 			providerName(kind), AttrDriverKind.String(kind)))
@@ -116,6 +131,10 @@ func StartInference(ctx context.Context, tr oteltrace.Tracer, kind, model string
 // EndInference ends an inference span: the usage on success, error status
 // with the LOOP-19 cause and reason on failure.
 func EndInference(span oteltrace.Span, in, out int64, stop, cause, reason string) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	if cause != "" {
 		span.SetAttributes(semconv.ErrorTypeKey.String(cause), AttrOutcome.String(cause))
 		span.SetStatus(codes.Error, describe(reason))
@@ -128,6 +147,9 @@ func EndInference(span oteltrace.Span, in, out int64, stop, cause, reason string
 
 // StartTool starts one tool call's span (GenAI "execute_tool").
 func StartTool(ctx context.Context, tr oteltrace.Tracer, name, callID string) (context.Context, oteltrace.Span) {
+	if lt, ok := tr.(*lightTracer); ok {
+		return lt.start(ctx, oteltrace.SpanContextFromContext(ctx))
+	}
 	return tr.Start(ctx, "execute_tool "+name, oteltrace.WithAttributes(semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolName(name), semconv.GenAIToolCallID(callID)))
 }
@@ -135,6 +157,10 @@ func StartTool(ctx context.Context, tr oteltrace.Tracer, name, callID string) (c
 // EndTool ends a tool span with the tool_call's status (ok | error); the
 // summary describes an error.
 func EndTool(span oteltrace.Span, status, summary string) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetAttributes(AttrToolStatus.String(status))
 	if status != "ok" {
 		span.SetStatus(codes.Error, describe(summary))
@@ -145,13 +171,21 @@ func EndTool(span oteltrace.Span, status, summary string) {
 // StartMemberCall starts a member call's span: the A2A client span every
 // request of the call (offers, polls, cancels) carries as traceparent.
 func StartMemberCall(ctx context.Context, member, callID string) (context.Context, oteltrace.Span) {
-	return Tracer(ctx).Start(ctx, "call-member "+member, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
+	tr := Tracer(ctx)
+	if lt, ok := tr.(*lightTracer); ok {
+		return lt.start(ctx, oteltrace.SpanContextFromContext(ctx))
+	}
+	return tr.Start(ctx, "call-member "+member, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithAttributes(AttrCallee.String(member), AttrCallID.String(callID)))
 }
 
 // EndMemberCall ends a member call's span with its member_call status
 // (tools.md CALL-11); error status for any but completed.
 func EndMemberCall(span oteltrace.Span, taskID, status, output string) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	if taskID != "" {
 		span.SetAttributes(AttrCallTask.String(taskID))
 	}

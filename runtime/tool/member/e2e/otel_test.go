@@ -155,3 +155,47 @@ func names(spans []otlptest.Span) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// TestOneTraceWithoutExport_OTEL1: with nothing exported, the members'
+// spans record nothing but still carry trace context: lead → mid → leaf,
+// each callee's a2a_task_received names a sampled W3C traceparent from its
+// caller, mid's and leaf's in one trace, each naming its own caller's span.
+func TestOneTraceWithoutExport_OTEL1(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	mid := capsule{name: "mid", extra: peerExtra, script: `script_version: 1
+rules:
+  - match: {always: true}
+    turns:
+      - tool_calls: [{name: call-member, input: {member: leaf, task: "{{task}}"}}]
+      - text: "waiting for leaf"
+      - text: "mid: {{member_answer}}"
+`}
+	leaf := capsule{name: "leaf", extra: peerExtra, script: "script_version: 1\nrules:\n  - match: {always: true}\n    turns:\n      - text: \"leaf did it\"\n"}
+	p.install(t, leadCalls("mid"), mid, leaf)
+	p.roster(t, []string{"lead", "mid", "leaf"}, "lead:mid", "mid:leaf")
+	l := p.start(t, "trace me")
+	if code := l.wait(t); code != 0 {
+		t.Fatalf("mur run --roster exited %d; stderr:\n%s", code, l.stderr.String())
+	}
+	want(t, "lead result", result(t, l.entry.RecordsDir), "lead: mid: leaf did it")
+	tps := map[string]string{}
+	for _, callee := range []string{"mid", "leaf"} {
+		_, _, _, dir := l.peer(t, callee)
+		rcvd := of[trace.A2ATaskReceived](t, records(t, dir))
+		if len(rcvd) != 1 || rcvd[0].TraceparentFromCaller == nil {
+			t.Fatalf("%s's a2a_task_received = %+v, want one with traceparent_from_caller", callee, rcvd)
+		}
+		tp := *rcvd[0].TraceparentFromCaller
+		parts := strings.Split(tp, "-")
+		if len(parts) != 4 || parts[0] != "00" || len(parts[1]) != 32 || len(parts[2]) != 16 || parts[3] != "01" ||
+			strings.Trim(parts[1], "0") == "" || strings.Trim(parts[2], "0") == "" {
+			t.Errorf("%s's traceparent_from_caller = %q, want a sampled W3C traceparent", callee, tp)
+		}
+		tps[callee] = tp
+	}
+	m, lf := strings.Split(tps["mid"], "-"), strings.Split(tps["leaf"], "-")
+	if len(m) == 4 && len(lf) == 4 && (m[1] != lf[1] || m[2] == lf[2]) {
+		t.Errorf("mid got %s, leaf got %s: want one trace id and two call spans", tps["mid"], tps["leaf"])
+	}
+}
