@@ -412,3 +412,62 @@ func TestCompactionDeclinedUnpaired(t *testing.T) {
 		t.Errorf("exit %d, output %q; want the provider's refusal", code, out)
 	}
 }
+
+// TestCompactionOnPrimary_SWD2: after the agent switches to an alternate,
+// its turns go there but the built-in compactor's summary calls stay on
+// the primary choice, with inference.compaction.model when set.
+func TestCompactionOnPrimary_SWD2(t *testing.T) {
+	primary := fake.New(fake.Config{APIKey: "sk-test", ContextWindow: 16000})
+	defer primary.Close()
+	local := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-local", ContextWindow: 16000})
+	defer local.Close()
+	var mu sync.Mutex
+	agent := 0
+	primary.SetHandler(func(r fake.Request) fake.Reply {
+		if len(r.Decoded.Tools) == 0 {
+			return fake.Text("the agent has listed numbers; keep going")
+		}
+		return fake.Calls(fake.ToolCall{Name: "switch-driver", Arguments: `{"driver":"local"}`})
+	})
+	local.SetHandler(func(r fake.Request) fake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(r.Decoded.Tools) == 0 {
+			return fake.Text("summarised on the wrong choice")
+		}
+		agent++
+		if agent > 20 {
+			return fake.Text("counted to the end")
+		}
+		return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)})
+	})
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\n" + compactArtifact +
+			"inference:\n  max_turns: 40\n  max_tokens: 1024\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + primary.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\n  alternates:\n    - {name: local, kind: openai, model: gpt-local, endpoint: '" + local.URL + "', api_key: '${TEST_OPENAI_KEY}'}\n" +
+			"  compaction: {threshold: 0.8, model: gpt-small}\ncontrol:\n  agent_settings: [inference.driver]\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
+	if code != 0 || !strings.Contains(stdout, "counted to the end") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	cs := recordsOf(t, sessionRecords(t, e), "compaction")
+	summaries := 0
+	for _, r := range primary.Requests() {
+		if len(r.Decoded.Tools) == 0 {
+			summaries++
+			if r.Decoded.Model != "gpt-small" {
+				t.Errorf("summary call model %q, want inference.compaction.model", r.Decoded.Model)
+			}
+		}
+	}
+	for _, r := range local.Requests() {
+		if len(r.Decoded.Tools) == 0 {
+			t.Error("a summary call went to the alternate")
+		}
+	}
+	if len(cs) == 0 || summaries != len(cs) || len(primary.Requests()) != 1+len(cs) {
+		t.Errorf("compactions %d, summary calls on primary %d, primary requests %d", len(cs), summaries, len(primary.Requests()))
+	}
+}

@@ -51,8 +51,15 @@ func (c *choices) take() (block manifest.DriverBlock, d driver.Driver, changeID 
 	return c.blocks[0], c.drivers[c.blocks[0].Name], changeID
 }
 
+// primary returns the primary choice: compaction's summary call and a
+// hook's run-inference use it whatever the agent switched to (SWD-2).
+func (c *choices) primary() (manifest.DriverBlock, driver.Driver) {
+	return c.blocks[0], c.drivers[c.blocks[0].Name]
+}
+
 // peek returns the choice the next call would use, leaving a pending
-// switch for the agent's next turn (a hook's run-inference uses it too).
+// switch for the agent's next turn (what a compaction's replacement is
+// measured for).
 func (c *choices) peek() (manifest.DriverBlock, driver.Driver) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -128,8 +128,9 @@ func (t *taskRun) compactor(ctx context.Context, turn int, tokens, budget int64,
 
 // builtinCompact is murmur-hook-compact: the task (the messages before the
 // first reply) and the last compactKeepTurns turns kept whole, the turns
-// between summarised by one inference call on inference.compaction.model
-// (default the serving choice's) under inference.compaction.system_prompt.
+// between summarised by one inference call on the primary choice (SWD-2),
+// with inference.compaction.model when set, under
+// inference.compaction.system_prompt.
 // msgs nil: nothing lies between to summarise.
 func (t *taskRun) builtinCompact(ctx context.Context, turn int, budget int64) ([]driver.Message, string, error) {
 	s := t.s
@@ -159,7 +160,7 @@ func (t *taskRun) builtinCompact(ctx context.Context, turn int, budget int64) ([
 		system = compactSystem
 	}
 	prompt := renderForSummary(t.msgs[head:tail], 3*budget)
-	block, d := s.choices.peek()
+	block, d := s.choices.primary()
 	model := block.Model
 	if cc.Model != "" {
 		model = cc.Model

@@ -386,7 +386,7 @@ func (t *taskRun) hookInference(ctx context.Context, name string, params json.Ra
 	if turn >= s.m.Inference.MaxTurns {
 		return nil, fmt.Errorf("no turn left: inference.max_turns (%d) is spent", s.m.Inference.MaxTurns)
 	}
-	block, d := s.choices.peek()
+	block, d := s.choices.primary()
 	maxTokens := s.m.Inference.MaxTokens
 	if p.MaxTokens > 0 && p.MaxTokens < maxTokens {
 		maxTokens = p.MaxTokens
