@@ -40,8 +40,16 @@ type proc struct {
 
 // args is the member's command line (LAUNCH-2, LAUNCH-6, LAUNCH-7, LAUNCH-8).
 func (l *launch) args(p *proc) []string {
-	a := []string{l.cfg.Self, "run", "--capsule", p.m.Capsule, "--capsule-version", p.m.Version,
-		"--capsule-sha256", p.m.SHA256, "--store-root", l.f.Roster.Dir, "--workdir", p.dir}
+	return append([]string{l.cfg.Self}, l.runArgs(p.m, p.entry, l.f.Roster.Dir, p.dir, nil)...)
+}
+
+// runArgs is a member's mur run arguments after the executable; door, when
+// not nil, is where every member's door binds (a pod's: all addresses, one
+// port), else a peer's binds 127.0.0.1 on any port and the entry's as its
+// manifest says.
+func (l *launch) runArgs(m *roster.Admitted, entry bool, storeRoot, dir string, door []string) []string {
+	a := []string{"run", "--capsule", m.Capsule, "--capsule-version", m.Version,
+		"--capsule-sha256", m.SHA256, "--store-root", storeRoot, "--workdir", dir}
 	if !l.cfg.Deadline.IsZero() {
 		a = append(a, "--inherited-deadline", strconv.FormatInt(l.cfg.Deadline.UnixMilli(), 10))
 	}
@@ -51,8 +59,12 @@ func (l *launch) args(p *proc) []string {
 	if l.cfg.MaxConnections > 0 {
 		a = append(a, "--max-connections", strconv.Itoa(l.cfg.MaxConnections))
 	}
-	if !p.entry {
-		return append(a, "--bind", "127.0.0.1", "--json")
+	if door == nil && !entry {
+		door = []string{"--bind", "127.0.0.1"}
+	}
+	a = append(a, door...)
+	if !entry {
+		return append(a, "--json")
 	}
 	if l.cfg.JSON {
 		a = append(a, "--json")
