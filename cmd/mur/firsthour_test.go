@@ -168,7 +168,7 @@ func TestRunStrictCapsule(t *testing.T) {
 		t.Errorf("run = %d\nstdout %s\nstderr %s\nwant the last stderr line %q", code, stdout, stderr, want)
 	}
 	stdout, stderr, code = e.run(t, "--capsule", e.dir, "--task", "x", "--strict")
-	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "warning[W-SEC-019]: unrecognized key 'lifecyle'") ||
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "warning[W-SEC-019]: "+e.dir+"/murmur.yaml:4:1: unrecognized key 'lifecyle'") ||
 		!strings.HasSuffix(stderr, "error[E-RUN-048]: --strict refuses a launch with warnings, and this one has 1 warning (above)\n  hint: fix each warning, or run without --strict\n") {
 		t.Errorf("run --strict = %d\nstdout %q\nstderr %s", code, stdout, stderr)
 	}

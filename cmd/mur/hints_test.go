@@ -89,7 +89,7 @@ func TestHintCredentialUnset(t *testing.T) {
 	e := newArtEnv(t)
 	e.write(t, map[string]string{"cap/murmur.yaml": "name: cap\nversion: \"0.1.0\"\ninference:\n  driver:\n    kind: openai\n    model: m\n    endpoint: http://127.0.0.1:9/v1\n    api_key: ${MUR_HINT_KEY}\n"})
 	_, stderr, code := e.mur(t, "cap", "run", "--task", "x")
-	want := "error[E-MAN-003]: murmur.yaml: inference.driver.api_key: the environment variable MUR_HINT_KEY is not set\n" +
+	want := "error[E-MAN-003]: murmur.yaml:8:14: inference.driver.api_key: the environment variable MUR_HINT_KEY is not set\n" +
 		"  hint: export MUR_HINT_KEY=<your key> before running mur, or add the line MUR_HINT_KEY=<your key> to .env in the project directory (beside murmur.yaml, or a formation's roster.yaml)\n"
 	if code != 1 || stderr != want {
 		t.Fatalf("mur run = %d\n%q\nwant\n%q", code, stderr, want)

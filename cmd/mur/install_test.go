@@ -80,7 +80,7 @@ func TestInstallRefusalsCLI6(t *testing.T) {
 		{"reserved", "", "error[E-REG-004]: version 'stable' is reserved: latest, stable and edge are not exact versions\n  hint: give an exact version\n"},
 		{"no-version", "", "error[E-MAN-001]: no-version/murmur.yaml: missing required key 'version'\n  hint: add version to no-version/murmur.yaml\n"},
 		{"bad-yaml", "", "error[E-MAN-002]: bad-yaml/murmur.yaml:1:1: did not find expected ',' or ']'\n  hint: fix the YAML at line 1\n"},
-		{"wasm", "", "error[E-MAN-003]: wasm/murmur.yaml: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"},
+		{"wasm", "", "error[E-MAN-003]: wasm/murmur.yaml:4:17: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"},
 		{"link", "", "error[E-BLD-002]: link/alias.yaml is a symlink; an artifact holds regular files and directories only\n  hint: replace the link with the file it points to\n"},
 		{"empty-dir", "", "error[E-IO-001]: empty-dir/murmur.yaml: no such file or directory\n  hint: check the path\n"},
 		{"missing-dir", "", "error[E-IO-001]: missing-dir: no such file or directory\n  hint: check the path\n"},
@@ -95,7 +95,7 @@ func TestInstallRefusalsCLI6(t *testing.T) {
 		t.Errorf("a refused install created the global store: %v", err)
 	}
 	out, errOut, code := e.mur(t, "", "install", "unknown-key", "-g")
-	if code != 0 || errOut != "warning[W-SEC-019]: unrecognized key 'rutnime' at the top level — did you mean 'runtime'?; it was parsed and ignored\n" {
+	if code != 0 || errOut != "warning[W-SEC-019]: unknown-key/murmur.yaml:3:1: unrecognized key 'rutnime' at the top level — did you mean 'runtime'?; it was parsed and ignored\n" {
 		t.Errorf("install with an unknown key: %q %q %d", out, errOut, code)
 	}
 }

@@ -86,7 +86,7 @@ func TestRunAnthropicEndpointRule(t *testing.T) {
 	}
 	e := newRunEnv(t, manifest(srv.URL+"/v1"))
 	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "hi")
-	want := "error[E-MAN-003]: " + e.dir + "/murmur.yaml: inference.driver.endpoint: '" + srv.URL + "/v1' ends in /v1, but the anthropic driver posts to <endpoint>/v1/messages itself; write '" + srv.URL + "', the base URL its SDK takes\n"
+	want := "error[E-MAN-003]: " + e.dir + "/murmur.yaml:7:15: inference.driver.endpoint: '" + srv.URL + "/v1' ends in /v1, but the anthropic driver posts to <endpoint>/v1/messages itself; write '" + srv.URL + "', the base URL its SDK takes\n"
 	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, want) || len(srv.Requests()) != 0 {
 		t.Fatalf("endpoint .../v1 = %d %q\n%q\nwant prefix %q", code, stdout, stderr, want)
 	}

@@ -475,14 +475,14 @@ func TrcFormationID(arg string) *Diagnostic {
 	return mk(ETRC002, fmt.Sprintf("'%s' is a formation id; this build lists member sessions only", arg), hintTraceAddr)
 }
 
-// SecUnknownKey is W-SEC-019 for an unrecognised key; block is "" at the top
-// level, near "" when no known key is close.
-func SecUnknownKey(key, block, near string) *Diagnostic {
+// SecUnknownKey is W-SEC-019 for an unrecognised key at file:line:col (at);
+// block is "" at the top level, near "" when no known key is close.
+func SecUnknownKey(at, key, block, near string) *Diagnostic {
 	where := "at the top level"
 	if block != "" {
 		where = "in " + block
 	}
-	msg := fmt.Sprintf("unrecognized key '%s' %s", key, where)
+	msg := fmt.Sprintf("%s: unrecognized key '%s' %s", at, key, where)
 	if near != "" {
 		msg += fmt.Sprintf(" — did you mean '%s'?", near)
 	}

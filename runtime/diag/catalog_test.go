@@ -90,7 +90,7 @@ var catalog = []struct {
 	{"TrcNoMatch", TrcNoMatch("<arg>")},
 	{"TrcAmbiguous", TrcAmbiguous("<arg>", []string{"<sessions>"})},
 	{"TrcFormationID", TrcFormationID("<arg>")},
-	{"SecUnknownKey", SecUnknownKey("<key>", "<block>", "<near>")},
+	{"SecUnknownKey", SecUnknownKey("<file>:<line>:<col>", "<key>", "<block>", "<near>")},
 	{"SecNotSupported", SecNotSupported("<dottedKey>")},
 	{"SecVersionPin", SecVersionPin("<pinned>", "<running>")},
 	{"SecShellShadowed", SecShellShadowed("<name>")},

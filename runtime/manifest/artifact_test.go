@@ -40,28 +40,28 @@ func TestLoadArtifactErrors(t *testing.T) {
 			return "error[E-MAN-001]: " + d + "/murmur.yaml: missing required key 'command'\n  hint: add command to " + d + "/murmur.yaml\n"
 		}},
 		{"STORE1_wasm", "name: t\nversion: 1.0.0\nruntime: tool\nimplementation: wasm\n", nil, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:4:17: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"
 		}},
 		{"STORE1_driver_later", "name: t\nversion: 1.0.0\nruntime: driver\n", nil, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: runtime: 'driver' artifacts are not supported by this build; install a capsule, tool, skill or hook\n  hint: correct runtime\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:3:10: runtime: 'driver' artifacts are not supported by this build; install a capsule, tool, skill or hook\n  hint: correct runtime\n"
 		}},
 		{"hook_implementation_required", "name: h\nversion: 1.0.0\nruntime: hook\ncommand: run\n", []string{"run"}, func(d string) string {
 			return "error[E-MAN-001]: " + d + "/murmur.yaml: missing required key 'implementation'\n  hint: add implementation to " + d + "/murmur.yaml\n"
 		}},
 		{"hook_wasm", "name: h\nversion: 1.0.0\nruntime: hook\nimplementation: wasm\n", nil, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:4:17: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"
 		}},
 		{"hook_command_required", "name: h\nversion: 1.0.0\nruntime: hook\nimplementation: native\n", nil, func(d string) string {
 			return "error[E-MAN-001]: " + d + "/murmur.yaml: missing required key 'command'\n  hint: add command to " + d + "/murmur.yaml\n"
 		}},
 		{"hook_binding_unknown", "name: h\nversion: 1.0.0\nruntime: hook\nimplementation: native\ncommand: run\nbinding: on-call\n", []string{"run"}, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: binding: 'on-call' is not one of on-stage, on-session-start, on-task-start, on-inference, on-tool-call, on-shell, on-compaction, on-task-end, on-session-end\n  hint: correct binding\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:6:10: binding: 'on-call' is not one of on-stage, on-session-start, on-task-start, on-inference, on-tool-call, on-shell, on-compaction, on-task-end, on-session-end\n  hint: correct binding\n"
 		}},
 		{"hook_fields_on_tool", "name: t\nversion: 1.0.0\nruntime: tool\ncommand: run\nbinding: on-shell\n", []string{"run"}, func(d string) string {
 			return "error[E-MAN-003]: " + d + "/murmur.yaml: binding: is read only on a runtime: hook artifact\n  hint: correct binding\n"
 		}},
 		{"STORE1_command_escapes", "name: t\nversion: 1.0.0\nruntime: tool\ncommand: ../bin/x\n", nil, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: command: '../bin/x' must be a path inside the artifact directory\n  hint: correct command\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:4:10: command: '../bin/x' must be a path inside the artifact directory\n  hint: correct command\n"
 		}},
 		{"STORE1_command_missing_file", "name: t\nversion: 1.0.0\nruntime: tool\ncommand: bin/run\n", nil, func(d string) string {
 			return "error[E-IO-001]: " + d + "/bin/run: no such file or directory\n  hint: check the path\n"
@@ -70,7 +70,7 @@ func TestLoadArtifactErrors(t *testing.T) {
 			return "error[E-IO-001]: " + d + "/skill.md: no such file or directory\n  hint: check the path\n"
 		}},
 		{"STORE1_schema_not_object", "name: t\nversion: 1.0.0\nruntime: tool\ncommand: run\ninput_schema: '[1]'\n", []string{"run"}, func(d string) string {
-			return "error[E-MAN-003]: " + d + "/murmur.yaml: input_schema: must be a JSON Schema object, as YAML or a JSON string\n  hint: correct input_schema\n"
+			return "error[E-MAN-003]: " + d + "/murmur.yaml:5:15: input_schema: must be a JSON Schema object, as YAML or a JSON string\n  hint: correct input_schema\n"
 		}},
 	}
 	for _, c := range cases {

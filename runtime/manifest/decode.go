@@ -32,6 +32,30 @@ type loader struct {
 
 	// probe, when not nil, collects every key the field tables know (Keys).
 	probe map[string]bool
+
+	// pos is where each dotted key's value starts in the file, for the
+	// file:line:col of a fault about it.
+	pos map[string]yaml.Node
+}
+
+// note records where dotted's value n starts.
+func (l *loader) note(dotted string, n *yaml.Node) {
+	if n == nil || n.Line == 0 {
+		return
+	}
+	if l.pos == nil {
+		l.pos = map[string]yaml.Node{}
+	}
+	l.pos[dotted] = yaml.Node{Line: n.Line, Column: n.Column}
+}
+
+// at is the file with the line and column of dotted's value
+// ("murmur.yaml:7:14"), or the file alone when the key has no place in it.
+func (l *loader) at(dotted string) string {
+	if p, ok := l.pos[dotted]; ok {
+		return fmt.Sprintf("%s:%d:%d", l.file, p.Line, p.Column)
+	}
+	return l.file
 }
 
 // field is one known key of a mapping.
@@ -55,7 +79,7 @@ func join(path, key string) string {
 func (l *loader) fault(d *diag.Diagnostic) { l.faults = append(l.faults, d) }
 
 func (l *loader) invalid(dotted, format string, args ...any) {
-	l.fault(diag.ManInvalid(l.file, dotted, fmt.Sprintf(format, args...)))
+	l.fault(diag.ManInvalid(l.at(dotted), dotted, fmt.Sprintf(format, args...)))
 }
 
 // mapping decodes the mapping n at path with fields: unknown keys warn
@@ -76,11 +100,12 @@ func (l *loader) mapping(path string, n *yaml.Node, fields []field, required ...
 	for _, kv := range pairs(n) {
 		k := kv[0].Value
 		if !contains(known, k) {
-			block := path
-			l.warns = append(l.warns, diag.SecUnknownKey(k, block, diag.Nearest(k, known)))
+			l.note(join(path, k), kv[0])
+			l.warns = append(l.warns, diag.SecUnknownKey(l.at(join(path, k)), k, path, diag.Nearest(k, known)))
 			continue
 		}
 		vals[k] = kv[1]
+		l.note(join(path, k), kv[1])
 	}
 	for _, r := range required {
 		if v, ok := vals[r]; !ok || isNull(v) {
@@ -262,7 +287,7 @@ func (l *loader) enum(dotted string, v *yaml.Node, allowed ...string) (string, b
 		return "", false
 	}
 	if !contains(allowed, s) {
-		l.fault(diag.ManNotOneOf(l.file, dotted, s, allowed...))
+		l.fault(diag.ManNotOneOf(l.at(dotted), dotted, s, allowed...))
 		return "", false
 	}
 	return s, true
@@ -276,6 +301,7 @@ func (l *loader) strList(dotted string, v *yaml.Node) ([]string, bool) {
 	}
 	out := make([]string, 0, len(v.Content))
 	for i, c := range v.Content {
+		l.note(fmt.Sprintf("%s[%d]", dotted, i), c)
 		s, ok := l.str(fmt.Sprintf("%s[%d]", dotted, i), c)
 		if !ok {
 			return nil, false

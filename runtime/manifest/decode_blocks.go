@@ -336,7 +336,7 @@ func (l *loader) control(d string, v *yaml.Node) {
 		}
 		for i, s := range list {
 			if s != "inference.driver" {
-				l.fault(diag.ManNotOneOf(l.file, fmt.Sprintf("%s[%d]", d, i), s, "inference.driver"))
+				l.fault(diag.ManNotOneOf(l.at(fmt.Sprintf("%s[%d]", d, i)), fmt.Sprintf("%s[%d]", d, i), s, "inference.driver"))
 				return
 			}
 		}

@@ -17,7 +17,7 @@ func (l *loader) inference(d string, v *yaml.Node) {
 	in := &Inference{Compaction: Compaction{Threshold: DefaultCompactionThreshold}}
 	l.m.Inference = in
 	removed := func(key string) field {
-		return field{key: key, fn: func(string, *yaml.Node) { l.fault(diag.ManRemovedKey(l.file, key)) }}
+		return field{key: key, fn: func(d string, _ *yaml.Node) { l.fault(diag.ManRemovedKey(l.at(d), key)) }}
 	}
 	pos := func(dst func(int64)) func(string, *yaml.Node) {
 		return func(d string, v *yaml.Node) {
@@ -91,7 +91,7 @@ func (l *loader) inference(d string, v *yaml.Node) {
 		{key: "compaction", fn: l.compaction},
 		{key: "model", fn: func(d string, v *yaml.Node) {
 			if !l.process { // under http the model belongs to a driver block
-				l.fault(diag.ManRemovedKey(l.file, "model"))
+				l.fault(diag.ManRemovedKey(l.at(d), "model"))
 				return
 			}
 			in.Model, _ = l.str(d, v)

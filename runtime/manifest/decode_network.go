@@ -72,7 +72,7 @@ func (l *loader) authentication(d string, v *yaml.Node) {
 						}
 						for j, s := range list {
 							if !contains(CredentialScopes, s) {
-								l.fault(diag.ManNotOneOf(l.file, fmt.Sprintf("%s[%d]", d, j), s, CredentialScopes...))
+								l.fault(diag.ManNotOneOf(l.at(fmt.Sprintf("%s[%d]", d, j)), fmt.Sprintf("%s[%d]", d, j), s, CredentialScopes...))
 								return
 							}
 							if s == "resources/files" {

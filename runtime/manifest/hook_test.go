@@ -62,11 +62,11 @@ func TestHookEntry(t *testing.T) {
 	}
 	for _, c := range []struct{ yaml, want string }{
 		{"artifacts:\n  - {name: t, version: 1.0.0, on_overflow: block}\n",
-			"error[E-MAN-003]: /proj/murmur.yaml: artifacts[0].on_overflow: is read only on a runtime: hook entry\n  hint: correct artifacts[0].on_overflow\n"},
+			"error[E-MAN-003]: /proj/murmur.yaml:6:44: artifacts[0].on_overflow: is read only on a runtime: hook entry\n  hint: correct artifacts[0].on_overflow\n"},
 		{"artifacts:\n  - {name: h, version: 1.0.0, runtime: hook, capabilities: {conversation: {}}}\n",
 			"error[E-MAN-001]: /proj/murmur.yaml: missing required key 'artifacts[0].capabilities.conversation.read'\n  hint: add artifacts[0].capabilities.conversation.read to /proj/murmur.yaml\n"},
 		{"artifacts:\n  - {name: h, version: 1.0.0, runtime: hook, capabilities: {filesystem: {scope: ../x}}}\n",
-			"error[E-MAN-003]: /proj/murmur.yaml: artifacts[0].capabilities.filesystem.scope: '../x' must be a path inside the workdir\n  hint: correct artifacts[0].capabilities.filesystem.scope\n"},
+			"error[E-MAN-003]: /proj/murmur.yaml:6:81: artifacts[0].capabilities.filesystem.scope: '../x' must be a path inside the workdir\n  hint: correct artifacts[0].capabilities.filesystem.scope\n"},
 	} {
 		_, _, err := Parse(file, []byte(head+c.yaml), env())
 		if d, ok := diag.As(err); !ok || d.Render() != c.want {

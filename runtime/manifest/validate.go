@@ -30,14 +30,14 @@ func (l *loader) step4() *diag.Diagnostic {
 	if dc := m.Lifecycle.DoneCheck; dc != nil && strings.TrimSpace(dc.Command) != "" {
 		first := strings.Fields(dc.Command)[0]
 		if m.Capabilities.Shell == nil || !contains(m.Capabilities.Shell.Allow, first) {
-			return diag.ManInvalid(l.file, "lifecycle.done_check.command", fmt.Sprintf("'%s' is not in capabilities.shell.allow", first))
+			return diag.ManInvalid(l.at("lifecycle.done_check.command"), "lifecycle.done_check.command", fmt.Sprintf("'%s' is not in capabilities.shell.allow", first))
 		}
 	}
 	seen := map[string]bool{}
 	for i, a := range m.Artifacts {
 		if seen[a.Name] {
 			// one lock entry and one tools/<name>/ per tool name (STORE-5, STORE-8)
-			return diag.ManInvalid(l.file, fmt.Sprintf("artifacts[%d].name", i), fmt.Sprintf("'%s' declares the tool name '%s' a second time", a.Ref, a.Name))
+			return diag.ManInvalid(l.at(fmt.Sprintf("artifacts[%d].name", i)), fmt.Sprintf("artifacts[%d].name", i), fmt.Sprintf("'%s' declares the tool name '%s' a second time", a.Ref, a.Name))
 		}
 		seen[a.Name] = true
 		if a.Builtin() && m.Lifecycle.TaskAcceptance == "none" {
@@ -46,10 +46,10 @@ func (l *loader) step4() *diag.Diagnostic {
 	}
 	if l.process { // PROC-2
 		if m.Control.SwitchDriver() {
-			return diag.ManInvalid(l.file, "control.agent_settings", faultNoDriver)
+			return diag.ManInvalid(l.at("control.agent_settings"), "control.agent_settings", faultNoDriver)
 		}
 		if m.Capabilities.Install != nil {
-			return diag.ManInvalid(l.file, "capabilities.install", faultNoInstall)
+			return diag.ManInvalid(l.at("capabilities.install"), "capabilities.install", faultNoInstall)
 		}
 	}
 	return nil
@@ -266,7 +266,7 @@ func (l *loader) step7(getenv func(string) string) *diag.Diagnostic {
 		return nil
 	}
 	if name := in.Driver.APIKeyEnv; name != "" && getenv(name) == "" {
-		return diag.ManCredentialUnset(l.file, "inference.driver.api_key", name)
+		return diag.ManCredentialUnset(l.at("inference.driver.api_key"), "inference.driver.api_key", name)
 	}
 	for i := range in.Alternates {
 		a := &in.Alternates[i]
@@ -297,10 +297,10 @@ func (l *loader) artifactIdentity() *diag.Diagnostic {
 func (l *loader) artifactKind(dir string) *diag.Diagnostic {
 	m := l.m
 	if m.Implementation == "wasm" {
-		return diag.ManInvalid(l.file, "implementation", "'wasm' artifacts are not supported by this build; a tool is a native executable")
+		return diag.ManInvalid(l.at("implementation"), "implementation", "'wasm' artifacts are not supported by this build; a tool is a native executable")
 	}
 	if strings.EqualFold(m.Execution, "wasm") {
-		return diag.ManInvalid(l.file, "execution", "'wasm' artifacts are not supported by this build; a tool is a native executable")
+		return diag.ManInvalid(l.at("execution"), "execution", "'wasm' artifacts are not supported by this build; a tool is a native executable")
 	}
 	if m.Kind() != "hook" {
 		for _, k := range []string{"binding", "execution_mode", "commit_policy"} {
@@ -312,12 +312,12 @@ func (l *loader) artifactKind(dir string) *diag.Diagnostic {
 	}
 	switch m.Kind() {
 	case "driver":
-		return diag.ManInvalid(l.file, "runtime", fmt.Sprintf("'%s' artifacts are not supported by this build; install a capsule, tool, skill or hook", m.Runtime))
+		return diag.ManInvalid(l.at("runtime"), "runtime", fmt.Sprintf("'%s' artifacts are not supported by this build; install a capsule, tool, skill or hook", m.Runtime))
 	case "hook":
 		return l.hookKind(dir)
 	case "tool":
 		if m.Implementation != "" && m.Implementation != "native" {
-			return diag.ManNotOneOf(l.file, "implementation", m.Implementation, "native")
+			return diag.ManNotOneOf(l.at("implementation"), "implementation", m.Implementation, "native")
 		}
 		return l.commandInside(dir)
 	case "skill":
@@ -334,7 +334,7 @@ func (l *loader) commandInside(dir string) *diag.Diagnostic {
 		return diag.ManMissingKey(l.file, "command")
 	}
 	if isAbs(m.Command) || escapes(m.Command) {
-		return diag.ManInvalid(l.file, "command", fmt.Sprintf("'%s' must be a path inside the artifact directory", m.Command))
+		return diag.ManInvalid(l.at("command"), "command", fmt.Sprintf("'%s' must be a path inside the artifact directory", m.Command))
 	}
 	return statFile(filepath.Join(dir, m.Command))
 }

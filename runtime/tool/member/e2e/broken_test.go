@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -69,7 +70,9 @@ func TestBrokenRosterLifecycle(t *testing.T) {
 	p.install(t, leadCallsTwice, worker)
 	p.roster(t, []string{"lead", "worker"}, "lead:worker")
 
-	const w019 = "warning[W-SEC-019]: member 'worker': unrecognized key 'after_tsk' in lifecycle — did you mean 'after_task'?; it was parsed and ignored"
+	// The position is in the member's installed murmur.yaml, the file mur read.
+	w019 := "warning[W-SEC-019]: member 'worker': " + filepath.Join(p.home, "artifacts", "e2e-worker", "0.1.0", "tree", "murmur.yaml") +
+		":18:3: unrecognized key 'after_tsk' in lifecycle — did you mean 'after_task'?; it was parsed and ignored"
 	const w002 = "warning[W-ROS-002]: roster.yaml lets 'lead' call 'worker', but its lifecycle.after_task is exit, so it ends after its first task and every later call to it fails unreachable"
 	out, code := p.doctor(t)
 	if code != 0 || !strings.Contains(out, "  "+w019+"\n  "+w002+"\n") ||
