@@ -48,6 +48,10 @@ func (r *record) taskID() string {
 		return b.TaskID
 	case trace.CallDenied:
 		return b.TaskID
+	case trace.Compaction:
+		return b.TaskID
+	case trace.CompactionDeclined:
+		return b.TaskID
 	case trace.MemberCallBusy:
 		return b.TaskID
 	case trace.MemberCallStart:

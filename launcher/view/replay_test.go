@@ -168,3 +168,28 @@ func TestTimelineMarksDeniedCall(t *testing.T) {
 		t.Errorf("item = %+v, %v", it, ok)
 	}
 }
+
+// TestTimelineMarksCompaction: a compaction is on its task's timeline at
+// its turn, naming its hook and the sizes before and after; a declined one
+// names its reason (docs/hooks.md).
+func TestTimelineMarksCompaction(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body                  trace.Record
+		title, status, detail string
+	}{
+		{trace.Compaction{Turn: 5, TaskID: "tsk_1", HookName: "murmur-hook-compact", TokensBefore: 13580, TokensBeforeSource: "estimate", TokensAfter: 2955},
+			"turn 5 · compaction (murmur-hook-compact)", "compacted", "13580 → 2955 tokens (estimate count before)"},
+		{trace.CompactionDeclined{Turn: 7, TaskID: "tsk_1", Tokens: 14000, Reason: "unresolved_tool_call"},
+			"turn 7 · compaction declined", "declined", "unresolved_tool_call at 14000 tokens"},
+	} {
+		r := &record{body: c.body}
+		if r.taskID() != "tsk_1" {
+			t.Errorf("%s: taskID = %q", c.body.EventType(), r.taskID())
+		}
+		it, ok := item(r, 0)
+		if !ok || it.Title != c.title || it.Status != c.status || it.Detail != c.detail || it.Turn == nil {
+			t.Errorf("item = %+v, %v; want %q %q %q", it, ok, c.title, c.status, c.detail)
+		}
+	}
+}

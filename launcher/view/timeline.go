@@ -14,7 +14,7 @@ var errNoTask = errors.New("no such task")
 
 // timeline reads member's task id back from its trace and lists it: turns
 // (inference calls with latency and tokens), tool calls with their status,
-// member calls, the waits for answers, and how the task ended.
+// compactions, member calls, the waits for answers, and how the task ended.
 func (m *model) timeline(member, id string) (Timeline, error) {
 	m.mu.Lock()
 	t, ok := m.tasks[taskKey(member, id)]
@@ -98,6 +98,14 @@ func item(r *record, prev int64) (Item, bool) {
 		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · denied %s", b.Turn, b.Target)
 		it.Status, it.Detail = "denied", fmt.Sprintf("%s at %s: %s", b.HookName, b.Event, b.Reason)
+	case trace.Compaction: // the conversation replaced by a shorter one
+		it.Turn = ptr(int64(b.Turn))
+		it.Title = fmt.Sprintf("turn %d · compaction (%s)", b.Turn, b.HookName)
+		it.Status, it.Detail = "compacted", fmt.Sprintf("%d → %d tokens (%s count before)", b.TokensBefore, b.TokensAfter, b.TokensBeforeSource)
+	case trace.CompactionDeclined:
+		it.Turn = ptr(int64(b.Turn))
+		it.Title = fmt.Sprintf("turn %d · compaction declined", b.Turn)
+		it.Status, it.Detail = "declined", fmt.Sprintf("%s at %d tokens", b.Reason, b.Tokens)
 	case trace.MemberCallBusy:
 		it.Title = fmt.Sprintf("call to %s busy (offer %d)", b.Member, b.Offer)
 		it.Status, it.CallID, it.Member, it.MS, it.Detail = "busy", b.CallID, b.Member, ptr(b.WaitedMS), b.Message
