@@ -45,7 +45,7 @@ mur run --roster <dir> launches the formation <dir>/roster.yaml declares
 instead; mur run --roster --help lists its flags.`
 
 // laterRunFlags are parsed-but-unbuilt flags (CLI-2: LATER).
-var laterRunFlags = []string{"explain-scope"}
+var laterRunFlags = []string{}
 
 // runFlags are mur run's flags once read.
 type runFlags struct {
@@ -54,7 +54,7 @@ type runFlags struct {
 	deadline, inherited, systemPrompt                        string
 	contextID, resume, resumeMode, containment               string
 	port, maxConns                                           int
-	jsonOut, verbose, noEnvFile, strict                      bool
+	jsonOut, verbose, noEnvFile, strict, explainScope        bool
 	set                                                      map[string]bool
 }
 
@@ -71,6 +71,9 @@ func runRun(ctx context.Context, env *Env, args []string) int {
 	opts, err := f.options(env)
 	if err != nil {
 		return fail(env, "run", err)
+	}
+	if f.explainScope {
+		return explainScope(env, f, opts)
 	}
 	return runCapsule(env, f, opts)
 }
@@ -102,6 +105,7 @@ func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	fs.StringVar(&f.resume, "resume", "", "continue the conversation of a session (an id, a suffix, @N or a path; alone: @1)")
 	fs.StringVar(&f.resumeMode, "resume-mode", session.ResumeFull, "how --resume loads the conversation: full or compact")
 	fs.StringVar(&f.containment, "containment", "", "raise the containment floor of the tool processes to advisory, scoped or sealed: it makes the manifest's capabilities.containment stricter, never looser")
+	fs.BoolVar(&f.explainScope, "explain-scope", false, "print the containment and what a tool process could read, write, execute and connect to (--json: as JSON), and exit without starting anything")
 	for _, name := range laterRunFlags {
 		fs.Bool(name, false, "(hidden) not supported by this build")
 	}
@@ -202,7 +206,7 @@ func (f *runFlags) options(env *Env) (session.Options, error) {
 		return o, err
 	}
 	if f.set["containment"] && proc.Rank(f.containment) < 0 {
-		return o, diag.ManOverrideNotOneOf("--containment", f.containment, proc.Advisory, proc.Scoped, proc.Sealed)
+		return o, diag.ManOverrideNotOneOf("containment", f.containment, proc.Advisory, proc.Scoped, proc.Sealed)
 	}
 	o = session.Options{Workdir: f.workdir, Acceptance: f.acceptance, AfterTask: f.afterTask, Containment: f.containment,
 		CapsuleSHA256: f.capsuleSHA, StoreRoot: f.storeRoot, NoEnvFile: f.noEnvFile,

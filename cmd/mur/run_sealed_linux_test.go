@@ -111,3 +111,29 @@ func traces(t *testing.T, home string) string {
 	}
 	return all.String()
 }
+
+// --containment raises the floor and never lowers it: an advisory capsule
+// run with --containment sealed runs its tool sealed, a sealed capsule run
+// with --containment advisory stays sealed, and a class that does not exist
+// is E-MAN-003.
+func TestRunContainmentFlagOnlyRaises(t *testing.T) {
+	needLandlock(t)
+	probe := `set -- /proc/[0-9]*; echo "procs=$#"`
+	for _, c := range []struct{ manifest, flag string }{{"advisory", "sealed"}, {"sealed", "advisory"}} {
+		files := sealedBash(probe, "")
+		files["murmur.yaml"] = strings.Replace(files["murmur.yaml"], "containment: sealed", "containment: "+c.manifest, 1)
+		e := newRunEnv(t, files)
+		out, errOut, code := e.run(t, "--capsule", e.dir, "--containment", c.flag, "--task", "floor")
+		if code != 0 || !strings.Contains(out, "Stdout:\nprocs=2\n") {
+			t.Errorf("%s capsule, --containment %s: mur run = %d, stdout %q, stderr %q; want the tool sealed", c.manifest, c.flag, code, out, errOut)
+		}
+		if tr := traces(t, e.home); !strings.Contains(tr, `"containment_declared":"sealed","containment_achieved":"sealed"`) {
+			t.Errorf("%s capsule, --containment %s: session_start does not say sealed:\n%s", c.manifest, c.flag, tr)
+		}
+	}
+	e := newRunEnv(t, sealedBash("true", ""))
+	_, errOut, code := e.run(t, "--capsule", e.dir, "--containment", "strict", "--task", "x")
+	if want := "error[E-MAN-003]: --containment: 'strict' is not one of advisory, scoped, sealed\n  hint: correct --containment\n"; code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("--containment strict = %d, stderr %q; want %q", code, errOut, want)
+	}
+}

@@ -197,7 +197,6 @@ func TestRunUsageErrors_CLI1_CLI2(t *testing.T) {
 		{[]string{"--resume-mode", "full"}, "error: --resume-mode needs --resume\n"},
 		{[]string{"--resume", "--resume-mode", "partial"}, "error: --resume-mode 'partial' is not one of full, compact\n"},
 		{[]string{"--context", ""}, "error: --context needs a context id\n"},
-		{[]string{"--explain-scope"}, "error: --explain-scope is not supported by this build\n"},
 		{[]string{"extra"}, "error: unexpected argument 'extra'\n"},
 		{[]string{"--deadline", "2001-01-01T00:00:00Z"}, "error: --deadline '2001-01-01T00:00:00Z' is in the past\n"},
 		{[]string{"--bind", "example.com"}, "error: --bind 'example.com' is neither an IP literal nor localhost\n"},

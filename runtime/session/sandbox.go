@@ -71,31 +71,38 @@ func (s *Session) containmentDeclared() string {
 // not the running records, not this session's own trace, not another
 // member's workdir.
 func (s *Session) policy() *proc.Policy {
+	return s.l.policy(s.workdir, s.recordsDir, s.env, s.cfg.Home)
+}
+
+// policy is (*Session).policy for a session whose workdir, records
+// directory, subprocess environment and $MURMUR_HOME are these.
+func (l *Launch) policy(workdir, records string, env []string, home string) *proc.Policy {
 	p := &proc.Policy{
-		ReadWrite: []string{s.workdir, filepath.Join(s.recordsDir, "home"), filepath.Join(s.recordsDir, "tmp")},
+		ReadWrite: []string{workdir, filepath.Join(records, "home"), filepath.Join(records, "tmp")},
 	}
-	p.ReadOnly = append(p.ReadOnly, proc.PathDirs(s.env, s.cfg.Home)...)
-	storeHome, err := murhome.Home(s.l.Opts.Getenv)
+	p.ReadOnly = append(p.ReadOnly, proc.PathDirs(env, home)...)
+	storeHome, err := murhome.Home(l.Opts.Getenv)
 	if err != nil {
-		storeHome = s.cfg.Home
+		storeHome = home
 	}
-	stores := store.Stores{ProjectDir: s.l.Project, Home: storeHome}
+	stores := store.Stores{ProjectDir: l.Project, Home: storeHome}
 	for _, sc := range []store.Scope{store.ScopeProject, store.ScopeGlobal} {
 		if root := stores.Root(sc); root != "" {
 			p.ReadOnly = append(p.ReadOnly, root)
 			p.Protect = append(p.Protect, root)
 		}
 	}
-	if s.l.Project != "" {
-		p.Protect = append(p.Protect, filepath.Join(s.l.Project, store.LockFile), filepath.Join(s.l.Project, store.RosterFile))
+	if l.Project != "" {
+		p.Protect = append(p.Protect, filepath.Join(l.Project, store.LockFile), filepath.Join(l.Project, store.RosterFile))
 	}
-	for _, a := range s.l.Artifacts {
+	for _, a := range l.Artifacts {
 		if n, ok := a.(*artifact.Native); ok {
 			p.ReadOnly = append(p.ReadOnly, filepath.Dir(n.Command))
 		}
 	}
-	p.RestrictConnect, p.Ports = connectPorts(s.m.Capabilities.Network.Allow)
-	p.AllowUDP = needsResolver(s.m.Capabilities.Network.Allow)
+	allow := l.Manifest.Capabilities.Network.Allow
+	p.RestrictConnect, p.Ports = connectPorts(allow)
+	p.AllowUDP = needsResolver(allow)
 	return p
 }
 
@@ -167,6 +174,22 @@ func (s *Session) buildSandbox() error {
 	return nil
 }
 
+// sealedLimits are capabilities.resources over proc.DefaultLimits.
+func sealedLimits(r manifest.Resources) proc.Limits {
+	lim := proc.DefaultLimits
+	for _, f := range []struct {
+		dst *uint64
+		v   int64
+	}{{&lim.Processes, r.MaxProcesses}, {&lim.OpenFiles, r.MaxOpenFiles}, {&lim.FileSize, r.MaxFileSizeBytes},
+		{&lim.AddressSpace, r.MemoryBytes}, {&lim.CPUSeconds, r.CPUSeconds}, {&lim.CgroupPids, r.CgroupPidsMax},
+		{&lim.CgroupMemory, r.CgroupMemoryBytes}} {
+		if f.v > 0 {
+			*f.dst = uint64(f.v)
+		}
+	}
+	return lim
+}
+
 // sealedPolicy is scoped's policy in a composed root under the session's
 // records (sealed/root, sealed/etc), with no network but lo (network.allow
 // still applies to the runtime's own requests) and capabilities.resources'
@@ -178,18 +201,7 @@ func (s *Session) sealedPolicy() (*proc.Policy, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	lim := proc.DefaultLimits
-	r := s.m.Capabilities.Resources
-	for _, f := range []struct {
-		dst *uint64
-		v   int64
-	}{{&lim.Processes, r.MaxProcesses}, {&lim.OpenFiles, r.MaxOpenFiles}, {&lim.FileSize, r.MaxFileSizeBytes},
-		{&lim.AddressSpace, r.MemoryBytes}, {&lim.CPUSeconds, r.CPUSeconds}, {&lim.CgroupPids, r.CgroupPidsMax},
-		{&lim.CgroupMemory, r.CgroupMemoryBytes}} {
-		if f.v > 0 {
-			*f.dst = uint64(f.v)
-		}
-	}
+	lim := sealedLimits(s.m.Capabilities.Resources)
 	p.Seal = &proc.Seal{Root: root, Etc: filepath.Join(s.recordsDir, "sealed", "etc"), Limits: lim, Name: s.id}
 	return p, nil
 }
