@@ -10,77 +10,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/murmur-go/mur/agentcard"
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// jsSDK is the @a2a-js/sdk release testdata/jsclient pins.
-const jsSDK = "@a2a-js/sdk@1.3.0"
-
-// jsE2EEnv turns a missing node, npm or registry into a failure, not a skip.
-const jsE2EEnv = "MURMUR_JS_E2E"
-
-// jsClient installs testdata/jsclient (the pinned SDK from npm) into a cache
-// directory kept between runs, once per release, and returns the directory
-// client.mjs runs from. Without node, npm or the registry the test skips.
+// jsClient is testmur.JSClient with testdata/jsclient's files.
 func jsClient(t *testing.T) string {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv(jsE2EEnv) == "1" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format+" (set "+jsE2EEnv+"=1 to fail instead)", args...)
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			unavailable("%s is not on PATH", tool)
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	root := filepath.Join(cache, "mur-jsclient")
-	dir := filepath.Join(root, strings.NewReplacer("@", "", "/", "-").Replace(jsSDK))
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		unavailable("cache %s: %v", root, err)
-	}
-	lock, err := os.OpenFile(filepath.Join(root, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		unavailable("lock the cache: %v", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		unavailable("lock the cache: %v", err)
-	}
-	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		tmp := dir + ".partial"
-		_ = os.RemoveAll(tmp)
-		cmd := exec.Command("npm", "install", "--prefix", tmp, "--no-save", "--no-audit", "--no-fund", jsSDK)
-		if out, err := testmur.Combined(cmd); err != nil {
-			_ = os.RemoveAll(tmp)
-			unavailable("npm install %s: %v\n%s", jsSDK, err, out)
-		}
-		_ = os.RemoveAll(dir)
-		if err := os.Rename(tmp, dir); err != nil {
-			unavailable("install %s: %v", jsSDK, err)
-		}
-	}
+	files := map[string][]byte{}
 	for _, f := range []string{"client.mjs", "signature.mjs", "package.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "jsclient", f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[f] = b
 	}
-	return dir
+	return testmur.JSClient(t, files)
 }
 
 // TestJSClientBindings is the official JavaScript SDK's client against a real

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
@@ -316,5 +318,114 @@ func TestContextRecordsEveryTask(t *testing.T) {
 	ids := sesRe.FindAllString(stdout, -1)
 	if rec := readSessionStart(t, e.home, ids[0]); rec.ResumedFrom != nil || rec.ContextID == nil || *rec.ContextID != "ctx_shared" {
 		t.Errorf("session_start resumed_from %v, context_id %v; want none and ctx_shared", rec.ResumedFrom, rec.ContextID)
+	}
+}
+
+// getTask is GetTask's task, with its status message's text.
+func getTask(t *testing.T, url, id string) (wireTask, string) {
+	t.Helper()
+	r := rpcCall(t, url, `{"jsonrpc":"2.0","id":9,"method":"GetTask","params":{"id":"`+id+`"}}`)
+	if r.Error != nil {
+		return wireTask{}, ""
+	}
+	var task wireTask
+	var st struct {
+		Status struct {
+			Message struct {
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"message"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(r.Result, &task) != nil || json.Unmarshal(r.Result, &st) != nil {
+		t.Fatalf("GetTask = %s", r.Result)
+	}
+	text := ""
+	for _, p := range st.Status.Message.Parts {
+		text += p.Text
+	}
+	return task, text
+}
+
+// killWaiting starts examples/ask's door, parks a task on its question and
+// kills the session with SIGKILL, then resumes it in door mode; it returns
+// the resumed door's URL and the parked task's id.
+func killWaiting(t *testing.T) (e *runEnv, p *runProc, url, id string) {
+	t.Helper()
+	e = askEnv(t)
+	first, url, _ := startAskDoor(t, e)
+	parked := sendTask(t, rpcCall(t, url, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"ship 1.2?"}]}}}`))
+	if parked.Status.State != "TASK_STATE_INPUT_REQUIRED" {
+		t.Fatalf("SendMessage = %+v, want INPUT_REQUIRED", parked)
+	}
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.wait()
+	p, url, _ = startAskDoor(t, e, "--resume")
+	return e, p, url, parked.ID
+}
+
+// waitInput polls GetTask, with a bound, until the task is INPUT_REQUIRED
+// again, and returns its status message's text.
+func waitInput(t *testing.T, p *runProc, url, id string) string {
+	t.Helper()
+	var last wireTask
+	for range 600 {
+		select {
+		case <-p.done:
+			t.Fatalf("the resumed session ended: %s", p.stderr.String())
+		default:
+		}
+		task, text := getTask(t, url, id)
+		if task.Status.State == "TASK_STATE_INPUT_REQUIRED" {
+			return text
+		}
+		last = task
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("task %s never INPUT_REQUIRED again; last %+v", id, last)
+	return ""
+}
+
+// A task waiting for input survives a kill -9 of its session (input.md):
+// the resumed door serves it under the same task id in INPUT_REQUIRED, its
+// status message the question, and a reply naming it completes it with the
+// reply in the answer.
+func TestResumeWaitingTask(t *testing.T) {
+	_, p, url, id := killWaiting(t)
+	if text := waitInput(t, p, url, id); text != "You asked me: ship 1.2?\nWhat should I answer?" {
+		t.Errorf("status message = %q, want the question", text)
+	}
+	done := sendTask(t, rpcCall(t, url, `{"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{"message":{"messageId":"m2","role":"ROLE_USER","taskId":"`+id+`","parts":[{"text":"yes, after the restart"}]}}}`))
+	if done.ID != id || done.Status.State != "TASK_STATE_COMPLETED" || done.artifact("response") != "The operator says: yes, after the restart" {
+		t.Errorf("reply = %+v, want %s COMPLETED with the reply", done, id)
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("resumed mur run exited %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// The same through the official JavaScript SDK's client (@a2a-js/sdk): once
+// the resumed door serves the task again, the SDK's getTask reads it
+// INPUT_REQUIRED with its question and its sendMessage reply completes it.
+func TestResumeWaitingTaskJS(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "jsresume", "resume.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testmur.JSClient(t, map[string][]byte{"resume.mjs": b})
+	_, p, url, id := killWaiting(t)
+	waitInput(t, p, url, id)
+	cmd := exec.Command("node", "resume.mjs", url, id, "yes, from the JS SDK")
+	cmd.Dir = dir
+	stdout, stderr, code := testmur.Exec(t, cmd)
+	want := "waiting TASK_STATE_INPUT_REQUIRED: You asked me: ship 1.2?\nWhat should I answer?\nreplied TASK_STATE_COMPLETED: The operator says: yes, from the JS SDK\n"
+	if code != 0 || stdout != want {
+		t.Errorf("resume.mjs: exit %d, stdout %q, stderr %q\nwant %q", code, stdout, stderr, want)
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("resumed mur run exited %d; stderr:\n%s", code, p.stderr.String())
 	}
 }

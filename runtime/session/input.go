@@ -23,7 +23,7 @@ func (s *Session) requestInput() tool.Artifact {
 	t, err := input.New(input.Config{Ref: a.Ref, Version: a.Version, Timeout: timeout, Now: s.now,
 		Door: func(cc *tool.CallContext) input.Door {
 			if cur := s.runningTask(); cur != nil && cur.id == cc.TaskID {
-				return inputDoor{cur.run}
+				return inputDoor{cur}
 			}
 			return nil
 		}})
@@ -34,13 +34,19 @@ func (s *Session) requestInput() tool.Artifact {
 }
 
 // inputDoor adapts the task table's run to request-input's Door.
-type inputDoor struct{ run *tasktable.Run }
+type inputDoor struct{ t *taskRun }
 
-func (d inputDoor) Ask(prompt string) bool { return d.run.AskInput(prompt) }
+// Ask parks the task on its question. The conversation record first takes
+// the turn that asks, fsynced, so a session killed while the task waits
+// leaves what a resume needs to ask again.
+func (d inputDoor) Ask(prompt string) bool {
+	d.t.recordMessages(true)
+	return d.t.run.AskInput(prompt)
+}
 
 func (d inputDoor) Wait(ctx context.Context) (input.Reply, error) {
 	select {
-	case r := <-d.run.Replies():
+	case r := <-d.t.run.Replies():
 		return reply(r), nil
 	case <-ctx.Done():
 		return input.Reply{}, ctx.Err()
@@ -48,7 +54,7 @@ func (d inputDoor) Wait(ctx context.Context) (input.Reply, error) {
 }
 
 func (d inputDoor) Withdraw() (input.Reply, bool) {
-	r, ok := d.run.Withdraw()
+	r, ok := d.t.run.Withdraw()
 	if !ok {
 		return input.Reply{}, false
 	}

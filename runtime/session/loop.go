@@ -32,8 +32,21 @@ func sha(s string) string {
 // conversation (reprompt), so Begin and Resume have nothing to do.
 type httpTransport struct{ t *taskRun }
 
-func (httpTransport) Begin(context.Context) (agent.Ending, bool)  { return agent.Ending{}, true }
 func (httpTransport) Resume(context.Context) (agent.Ending, bool) { return agent.Ending{}, true }
+
+// Begin makes the call a restored task was waiting on (resumeWaiting), if
+// any, as its turn would have gone on: ok false when that ended the task.
+func (h httpTransport) Begin(ctx context.Context) (agent.Ending, bool) {
+	t := h.t
+	if len(t.pending) == 0 {
+		return agent.Ending{}, true
+	}
+	uses := t.pending
+	t.pending = nil
+	t.runTools(ctx, uses)
+	e, ended := t.afterTools()
+	return e, !ended
+}
 
 // Step runs one turn.
 func (h httpTransport) Step(ctx context.Context) agent.Step {
@@ -65,16 +78,8 @@ func (t *taskRun) turn(ctx context.Context) (e agent.Ending, answered, ended boo
 			t.s.reg.Frame(a2a.FrameText, a2a.TextFrame{ID: a2a.TaskID(t.id), Text: text})
 		}
 		t.runTools(ctx, uses)
-		if e, ok := t.canceled(); ok {
-			return e, false, true
-		}
-		if f, ok := t.state.Failed(); ok { // INP-7: no further inference call
-			return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(f.Reason), Cause: f.Cause, Reason: f.Reason, StatusText: f.Status}, false, true
-		}
-		if reason, ok := t.state.NoAnswer(); ok { // EWA-4
-			return agent.Ending{Status: StatusNoAnswer, Text: agent.ResultNoAnswer(reason), Reason: reason}, false, true
-		}
-		return agent.Ending{}, false, false
+		e, ended := t.afterTools()
+		return e, false, ended
 	}
 	answer := resp.Text()
 	e = agent.Ending{Status: StatusOK, Text: answer, Answer: answer}
@@ -82,6 +87,22 @@ func (t *taskRun) turn(ctx context.Context) (e agent.Ending, answered, ended boo
 		e.Text, e.MaxTokens = agent.ResultMaxTokens(answer, t.s.m.Inference.MaxTokens), true
 	}
 	return e, true, false
+}
+
+// afterTools is how a turn goes on once its tools ran: ended when a cancel,
+// a failed call (INP-7: no further inference call) or no_answer (EWA-4)
+// ended the attempt.
+func (t *taskRun) afterTools() (agent.Ending, bool) {
+	if e, ok := t.canceled(); ok {
+		return e, true
+	}
+	if f, ok := t.state.Failed(); ok {
+		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(f.Reason), Cause: f.Cause, Reason: f.Reason, StatusText: f.Status}, true
+	}
+	if reason, ok := t.state.NoAnswer(); ok {
+		return agent.Ending{Status: StatusNoAnswer, Text: agent.ResultNoAnswer(reason), Reason: reason}, true
+	}
+	return agent.Ending{}, false
 }
 
 // infer makes one turn's driver call (LOOP-7): spend admission (LOOP-18),

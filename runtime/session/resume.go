@@ -4,14 +4,19 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/conversation"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/tasktable"
+	"github.com/murmur-go/mur/runtime/tool"
 )
 
 // Resume modes of mur run --resume-mode.
@@ -28,36 +33,122 @@ type Resumed struct {
 	SessionID string
 	ContextID string
 	History   []driver.Message
+	// Waiting is the context's task the session left waiting for input
+	// (--resume only), nil when none.
+	Waiting *Waiting
 }
 
-// firstContext reads a trace.jsonl only as far as its first task_start
-// carrying a context id, so a trace cut by a kill still resumes: its
-// session id and that context id ("" when there is none).
-func firstContext(tracePath string) (sessionID, contextID string, err error) {
+// Waiting is a task the resumed session left waiting for input (input.md):
+// it started and never ended, and its context's record ends with its
+// request-input call. The resumed session serves it again under its id, in
+// INPUT_REQUIRED.
+type Waiting struct {
+	TaskID    string
+	MessageID string // the messageId of the message that started it
+	Prov      tasktable.Provenance
+	Caller    tasktable.Caller
+	// From is the index in the record of the task's first message.
+	From int
+}
+
+// traceFacts is what a resume reads of a session's trace.jsonl: its
+// session id, the context of its first task_start carrying one, and the
+// last task of that context that started and never ended (nil when none).
+type traceFacts struct {
+	sessionID, contextID string
+	unended              *Waiting
+}
+
+// readResumeTrace reads a session's trace.jsonl, skipping lines it cannot
+// read (a line cut by a kill), so a trace cut by a kill still resumes.
+func readResumeTrace(tracePath string) (traceFacts, error) {
+	var tf traceFacts
 	f, err := os.Open(tracePath)
 	if err != nil {
-		return "", "", err
+		return tf, err
 	}
 	defer f.Close()
+	type task struct {
+		w       Waiting
+		context string
+		started bool
+		ended   bool
+	}
+	tasks := map[string]*task{}
+	var order []string
+	get := func(id string) *task {
+		tk := tasks[id]
+		if tk == nil {
+			tk = &task{w: Waiting{TaskID: id}}
+			tasks[id] = tk
+		}
+		return tk
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
 		var h struct {
-			EventType string `json:"event_type"`
-			SessionID string `json:"session_id"`
-			ContextID string `json:"context_id"`
+			EventType    string `json:"event_type"`
+			SessionID    string `json:"session_id"`
+			ContextID    string `json:"context_id"`
+			TaskID       string `json:"task_id"`
+			MessageID    string `json:"message_id"`
+			Source       string `json:"source"`
+			Origin       string `json:"origin"`
+			Trust        string `json:"trust"`
+			CallerMember string `json:"caller_member"`
 		}
 		if json.Unmarshal(sc.Bytes(), &h) != nil {
-			continue // a line cut by the kill
+			continue
 		}
-		if sessionID == "" {
-			sessionID = h.SessionID
+		if tf.sessionID == "" {
+			tf.sessionID = h.SessionID
 		}
-		if h.EventType == "task_start" && h.ContextID != "" {
-			return sessionID, h.ContextID, nil
+		switch h.EventType {
+		case "a2a_task_received":
+			get(h.TaskID).w.MessageID = h.MessageID
+		case "task_start":
+			if tf.contextID == "" && h.ContextID != "" {
+				tf.contextID = h.ContextID
+			}
+			tk := get(h.TaskID)
+			tk.context, tk.started = h.ContextID, true
+			tk.w.Prov = tasktable.Provenance{Origin: a2a.Origin(h.Origin), Trust: a2a.Trust(h.Trust), Source: h.Source}
+			tk.w.Caller = tasktable.Caller{Member: h.CallerMember}
+			order = append(order, h.TaskID)
+		case "task_end":
+			get(h.TaskID).ended = true
 		}
 	}
-	return sessionID, "", sc.Err()
+	for _, id := range order {
+		if tk := tasks[id]; !tk.ended && tk.context == tf.contextID {
+			w := tk.w
+			tf.unended = &w
+		}
+	}
+	return tf, sc.Err()
+}
+
+// waitingIn reports whether the record es shows task w waiting for input:
+// its last entry is w's and the model's request-input call, with no result
+// after it (the record takes that turn before the question is put). w.From
+// is set to the task's first entry.
+func waitingIn(es []conversation.Entry, w *Waiting) bool {
+	if len(es) == 0 {
+		return false
+	}
+	last := es[len(es)-1]
+	if last.TaskID != w.TaskID || last.Role != driver.RoleAssistant {
+		return false
+	}
+	uses := (&driver.Response{Blocks: last.Blocks}).ToolUses()
+	for _, u := range uses {
+		if u.Name != tool.NameRequestInput {
+			return false
+		}
+	}
+	w.From = slices.IndexFunc(es, func(e conversation.Entry) bool { return e.TaskID == w.TaskID })
+	return len(uses) > 0
 }
 
 // Resume makes l continue the session whose trace.jsonl is tracePath: the
@@ -72,7 +163,8 @@ func (l *Launch) Resume(tracePath, mode string) error {
 		}
 		return errors.New("--resume-mode compact is not supported by this build: compaction is not built yet")
 	}
-	ses, ctxID, err := firstContext(tracePath)
+	tf, err := readResumeTrace(tracePath)
+	ses, ctxID := tf.sessionID, tf.contextID
 	if err != nil {
 		return diag.IOError(tracePath, err.Error())
 	}
@@ -89,15 +181,18 @@ func (l *Launch) Resume(tracePath, mode string) error {
 	case m.Inference.Process():
 		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordProcess)
 	}
-	history, path, err := l.readRecord(ctxID)
+	es, path, err := l.readRecord(ctxID)
 	switch {
 	case err != nil:
 		return err
-	case history == nil:
+	case es == nil:
 		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordFile(path))
 	}
 	l.LaunchContextID = ctxID
-	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: history}
+	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: conversation.Messages(es)}
+	if w := tf.unended; w != nil && waitingIn(es, w) {
+		l.Resumed.Waiting = w
+	}
 	return nil
 }
 
@@ -111,17 +206,17 @@ func (l *Launch) Continue(ctxID string) error {
 	if m := l.Manifest; m.Context.Record == "off" || m.Inference.Process() {
 		return nil
 	}
-	history, _, err := l.readRecord(ctxID)
-	if err != nil || history == nil {
+	es, _, err := l.readRecord(ctxID)
+	if err != nil || es == nil {
 		return err
 	}
-	l.Resumed = &Resumed{ContextID: ctxID, History: history}
+	l.Resumed = &Resumed{ContextID: ctxID, History: conversation.Messages(es)}
 	return nil
 }
 
-// readRecord reads context ctxID's conversation record: its messages, nil
-// when there is no record file, and the file's path.
-func (l *Launch) readRecord(ctxID string) ([]driver.Message, string, error) {
+// readRecord reads context ctxID's conversation record: its entries (nil
+// when there is no record file) and the file's path.
+func (l *Launch) readRecord(ctxID string) ([]conversation.Entry, string, error) {
 	home, err := murhome.Home(l.Opts.Getenv)
 	if err != nil {
 		return nil, "", err
@@ -134,7 +229,7 @@ func (l *Launch) readRecord(ctxID string) ([]driver.Message, string, error) {
 	if err != nil {
 		return nil, path, diag.IOError(path, err.Error())
 	}
-	return append([]driver.Message{}, conversation.Messages(es)...), path, nil
+	return append([]conversation.Entry{}, es...), path, nil
 }
 
 // takeResumed returns the resumed conversation for the first task of its
@@ -161,4 +256,43 @@ func (l *Launch) hasCompactionHook() bool {
 		}
 	}
 	return false
+}
+
+// restoreWaiting puts the task the resumed session left waiting for input
+// back in the task table under its id, first in line: it runs again from
+// the record and asks its question anew (input.md).
+func (s *Session) restoreWaiting() error {
+	r := s.l.Resumed
+	if r == nil || r.Waiting == nil {
+		return nil
+	}
+	w := r.Waiting
+	msg := a2a.Message{MessageID: w.MessageID, Role: a2a.RoleUser, ContextID: a2a.ContextID(r.ContextID),
+		Parts: []a2a.Part{a2a.TextPart(r.History[w.From].Text())}}
+	if _, err := s.reg.Restore(a2a.TaskID(w.TaskID), w.Prov, w.Caller, msg); err != nil {
+		return fmt.Errorf("restore the waiting task: %w", err)
+	}
+	return nil
+}
+
+// resumeWaiting starts the task the resumed session left waiting for input
+// from the record: its history is the whole record, its own messages from
+// w.From, and the model's request-input call the record ends with is made
+// again before the first turn (the question is put anew). It reports
+// whether t is that task.
+func (t *taskRun) resumeWaiting() bool {
+	r := t.s.l.Resumed
+	if r == nil || r.Waiting == nil || r.Waiting.TaskID != t.id {
+		return false
+	}
+	history, ok := t.s.takeResumed(string(t.run.ContextID()))
+	if !ok {
+		return false
+	}
+	t.msgs, t.recorded, t.from = history, len(history), r.Waiting.From
+	t.pending = (&driver.Response{Blocks: history[len(history)-1].Blocks}).ToolUses()
+	t.mu.Lock()
+	t.turns++ // the asking turn is this task's too
+	t.mu.Unlock()
+	return true
 }

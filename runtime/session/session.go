@@ -233,6 +233,9 @@ func (s *Session) begin() error {
 	}
 	s.hooks.Observe(s.stopCtx, hook.OnSessionStart, map[string]any{"session_id": s.id, "capsule": s.m.Name, "capsule_version": s.m.Version})
 	s.setupDeadline()
+	if err := s.restoreWaiting(); err != nil {
+		return err
+	}
 	if s.l.HasTask {
 		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(s.l.TaskText), 0o600); err != nil {
 			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))

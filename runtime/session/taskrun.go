@@ -33,6 +33,9 @@ type taskRun struct {
 	// from is the index in msgs of the task's first message: the messages
 	// before it are the context's earlier conversation (driver TaskFrom).
 	from int
+	// pending are the request-input calls a restored task makes again
+	// before its first turn (resumeWaiting).
+	pending []driver.Block
 
 	mu          sync.Mutex
 	phase       string // LOOP-16 phase a cancel lands in
@@ -171,11 +174,13 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
 	}
-	if history, ok := s.takeResumed(string(run.ContextID())); ok {
-		// A resumed conversation: the record as it was, then the new task;
-		// the per-session context is already in it.
-		t.msgs = append(history, t.msgs[0])
-		t.recorded, t.from = len(history), len(history)
+	if !t.resumeWaiting() {
+		if history, ok := s.takeResumed(string(run.ContextID())); ok {
+			// A resumed conversation: the record as it was, then the new task;
+			// the per-session context is already in it.
+			t.msgs = append(history, t.msgs[0])
+			t.recorded, t.from = len(history), len(history)
+		}
 	}
 	t.taskStartHooks(ctx)
 	var e agent.Ending

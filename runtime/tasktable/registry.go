@@ -170,7 +170,11 @@ func (r *Registry) rejected(m a2a.Message, cause string) a2a.Task {
 
 // add stores a new SUBMITTED task and queues it. Caller holds r.mu.
 func (r *Registry) add(p Provenance, c Caller, m a2a.Message, counted bool) *entry {
-	id := a2a.TaskID(a2a.NewID(a2a.PrefixTask))
+	return r.addAs(a2a.TaskID(a2a.NewID(a2a.PrefixTask)), p, c, m, counted)
+}
+
+// addAs is add under the task id id. Caller holds r.mu.
+func (r *Registry) addAs(id a2a.TaskID, p Provenance, c Caller, m a2a.Message, counted bool) *entry {
 	ctx := m.ContextID
 	if ctx == "" {
 		ctx = a2a.ContextID(a2a.NewID(a2a.PrefixContext))
@@ -239,6 +243,23 @@ func (r *Registry) Submit(p Provenance, m a2a.Message) (a2a.Task, error) {
 		return a2a.Task{}, ErrClosed
 	}
 	e := r.add(p, Caller{}, m, p.Origin != a2a.OriginCompletion)
+	return r.snapshot(e, nil, true), nil
+}
+
+// Restore stores a task an earlier session of the capsule left unfinished
+// under its own id and context (m's contextId), to be run again: it counts
+// as an accepted task, as Submit's launch task does. It fails with ErrClosed
+// once the session is closing, and when id is already in the table.
+func (r *Registry) Restore(id a2a.TaskID, p Provenance, c Caller, m a2a.Message) (a2a.Task, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing {
+		return a2a.Task{}, ErrClosed
+	}
+	if _, ok := r.tasks[id]; ok {
+		return a2a.Task{}, fmt.Errorf("task %s is already in the table", id)
+	}
+	e := r.addAs(id, p, c, m, true)
 	return r.snapshot(e, nil, true), nil
 }
 
