@@ -79,7 +79,7 @@ func TestInstallRefusalsCLI6(t *testing.T) {
 		{"bad-name", "", "error[E-BLD-001]: invalid artifact name 'Edit': it holds 'E'; only a-z, 0-9 and - are allowed\n  hint: use [a-z0-9-], 1–100 characters, no leading or trailing -\n"},
 		{"reserved", "", "error[E-REG-004]: version 'stable' is reserved: latest, stable and edge are not exact versions\n  hint: give an exact version\n"},
 		{"no-version", "", "error[E-MAN-001]: no-version/murmur.yaml: missing required key 'version'\n  hint: add version to no-version/murmur.yaml\n"},
-		{"bad-yaml", "", "error[E-MAN-002]: bad-yaml/murmur.yaml:1:1: did not find expected ',' or ']'\n  hint: fix the YAML at line 1\n"},
+		{"bad-yaml", "", "error[E-MAN-002]: bad-yaml/murmur.yaml:1:7: this '[' is never closed (did not find expected ',' or ']')\n  hint: fix the YAML at line 1\n"},
 		{"wasm", "", "error[E-MAN-003]: wasm/murmur.yaml:4:17: implementation: 'wasm' artifacts are not supported by this build; a tool is a native executable\n  hint: correct implementation\n"},
 		{"link", "", "error[E-BLD-002]: link/alias.yaml is a symlink; an artifact holds regular files and directories only\n  hint: replace the link with the file it points to\n"},
 		{"empty-dir", "", "error[E-IO-001]: empty-dir/murmur.yaml: no such file or directory\n  hint: check the path\n"},

@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -135,23 +134,10 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
-// yamlLine finds the line in a yaml.v3 error: "yaml: line 3: <what>".
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError turns a yaml.v3 syntax error into E-ROS-001 at its line; yaml.v3
-// reports no column, so the column is the line's first non-blank character
-// (as the manifest's E-MAN-002).
+// yamlError turns a yaml.v3 syntax error into E-ROS-001 at its place
+// (manifest.YAMLFault, as the manifest's E-MAN-002).
 func yamlError(data []byte, err error) *diag.Diagnostic {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 1
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	col := 1
-	if lines := strings.Split(string(data), "\n"); line >= 1 && line <= len(lines) {
-		col = len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t")) + 1
-	}
+	line, col, msg := manifest.YAMLFault(data, err)
 	return diag.RosYAML(line, col, msg).WithErr(err)
 }
 

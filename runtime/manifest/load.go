@@ -252,28 +252,83 @@ func misindented(lines []string, from int) (int, int) {
 	return 0, 0
 }
 
-// yamlDiag turns a yaml.v3 error into E-MAN-002. yaml.v3 reports the line
-// only; the column is the line's first non-blank character.
+// notAnEntry returns the first line below the list item at line from
+// (1-based) that is indented as the list's items are but is not one, and
+// its column; 0 when there is none before the list ends.
+func notAnEntry(lines []string, from int) (int, int) {
+	if from < 1 || from > len(lines) {
+		return 0, 0
+	}
+	first := lines[from-1]
+	ind := len(first) - len(strings.TrimLeft(first, " "))
+	if !strings.HasPrefix(first[ind:], "-") {
+		return 0, 0
+	}
+	for i := from; i < len(lines); i++ {
+		t := strings.TrimLeft(lines[i], " ")
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		switch at := len(lines[i]) - len(t); {
+		case at < ind:
+			return 0, 0
+		case at == ind && !strings.HasPrefix(t, "-"):
+			return i + 1, at + 1
+		}
+	}
+	return 0, 0
+}
+
+// yamlDiag turns a yaml.v3 error into E-MAN-002 at YAMLFault's place.
 func yamlDiag(file string, data []byte, err error) *diag.Diagnostic {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 1
+	line, col, msg := YAMLFault(data, err)
+	return diag.ManYAML(file, line, col, msg).WithErr(err)
+}
+
+// YAMLFault is where a yaml.v3 syntax error in data is, and what it says,
+// for a manifest and a roster alike. yaml.v3 reports a line only, and for a
+// parser error the line (counted from 0) where the mapping, list or flow it
+// was reading began; the fault is then found below it: a line indented to
+// no level of the keys above it, a line at a list's indentation that is not
+// an entry, a bracket nothing closes. Otherwise the column is the line's
+// first non-blank character.
+func YAMLFault(data []byte, err error) (line, col int, msg string) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	line = 1
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	col := 1
 	lines := strings.Split(string(data), "\n")
-	if msg == "did not find expected key" {
-		// yaml.v3 names the line its mapping began on; the fault is the
-		// first line below it indented to no level of its parents.
+	if strings.HasPrefix(msg, "did not find expected ") {
+		line++
+	}
+	switch msg {
+	case "did not find expected key", "did not find expected '-' indicator":
 		if bad, at := misindented(lines, line); bad > 0 {
-			return diag.ManYAML(file, bad, at, "this line is indented to no level of the keys above it").WithErr(err)
+			return bad, at, "this line is indented to no level of the keys above it"
+		}
+		if bad, at := notAnEntry(lines, line); bad > 0 {
+			return bad, at, "this line is at the indentation of the list above it but is not an entry ('- ')"
+		}
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'":
+		open := "["
+		if strings.HasSuffix(msg, "'}'") {
+			open = "{"
+		}
+		// yaml.v3 names the line of the bracket, or past the end the line
+		// it stopped at: the nearest bracket at or above it.
+		for l := min(line, len(lines)); l >= 1; l-- {
+			if i := strings.LastIndex(lines[l-1], open); i >= 0 {
+				return l, i + 1, fmt.Sprintf("this '%s' is never closed (%s)", open, msg)
+			}
 		}
 	}
+	col = 1
 	if line >= 1 && line <= len(lines) {
 		col = len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " \t")) + 1
 	}
-	return diag.ManYAML(file, line, col, msg).WithErr(err)
+	return line, col, msg
 }
 
 // checkKeys refuses duplicate and non-scalar mapping keys (yaml.v3 leaves

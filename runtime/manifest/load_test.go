@@ -39,7 +39,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		// MAN-1 / E-MAN-002
 		{"MAN1_syntax", "name: demo\nversion: [1\n", nil,
-			"error[E-MAN-002]: /proj/murmur.yaml:1:1: did not find expected ',' or ']'\n  hint: fix the YAML at line 1\n"},
+			"error[E-MAN-002]: /proj/murmur.yaml:2:10: this '[' is never closed (did not find expected ',' or ']')\n  hint: fix the YAML at line 2\n"},
 		{"MAN1_tab_indent", "name: demo\n\tversion: 1\n", nil,
 			"error[E-MAN-002]: /proj/murmur.yaml:2:2: found a tab character that violates indentation\n  hint: fix the YAML at line 2\n"},
 		{"MAN1_mapping_value", "name: demo\nversion: 1\n  extra: x\n", nil,
@@ -290,12 +290,19 @@ func TestShellMisspeltAllow(t *testing.T) {
 	}
 }
 
-// TestYAMLIndentPosition: a key indented to no level of the keys above it is
-// reported at its own line and column, not at the line its mapping began.
+// TestYAMLIndentPosition: a YAML syntax error is reported at the line and
+// column of its fault, not at the line (counted from 0) where yaml.v3 says
+// the mapping, list or flow it was reading began: a key indented to no
+// level of the keys above it, a line at a list's indentation that is not an
+// entry, a bracket nothing closes.
 func TestYAMLIndentPosition(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"name: y\nversion: 1.0.0\ninference:\n  driver:\n    kind: scripted\n   script: s.yaml\n", "murmur.yaml:6:4: this line is indented to no level of the keys above it"},
 		{"name: y\nversion: 1.0.0\ninference:\n  driver:\n    kind: scripted\n    script: s.yaml\n lifecycle: {}\n", "murmur.yaml:7:2: this line is indented to no level of the keys above it"},
+		{"name: y\nversion: 1.0.0\ninference:\n  driver: {kind: scripted\n  max_turns: 2\n", "murmur.yaml:4:11: this '{' is never closed (did not find expected ',' or '}')"},
+		{"name: y\nversion: 1.0.0\ncapabilities:\n  shell:\n    allow: [sh, echo\n  env: {}\n", "murmur.yaml:5:12: this '[' is never closed (did not find expected ',' or ']')"},
+		{"name: y\nversion: 1.0.0\nartifacts:\n  - name: a\n  version: 1\n", "murmur.yaml:5:3: this line is at the indentation of the list above it but is not an entry ('- ')"},
+		{"name: y\nversion: 1.0.0\n- x\n", "murmur.yaml:3:1: did not find expected key"},
 	} {
 		_, _, err := Parse("murmur.yaml", []byte(c.yaml), func(string) string { return "" })
 		if d, ok := diag.As(err); !ok || d.Code != diag.EMAN002 || d.Msg != c.want {
