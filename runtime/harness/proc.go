@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/supervisor"
 )
 
@@ -27,6 +28,9 @@ type Spawn struct {
 	Dir    string   // the accessible workdir
 	Stdin  []byte   // the prompt, written to a pipe then closed
 	Stderr *os.File // appended to; nil discards
+	// Sandbox starts the process; nil starts it unconfined. A confined
+	// harness starts through the trampoline as a tool process does.
+	Sandbox *proc.Sandbox
 }
 
 // Process is a running harness: its own process group, its stdout read
@@ -70,7 +74,7 @@ func Start(s Spawn) (*Process, error) {
 	p.wg.Go(func() {
 		goruntime.LockOSThread()
 		defer goruntime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
+		if err := s.Sandbox.Start(cmd); err != nil {
 			started <- err
 			return
 		}

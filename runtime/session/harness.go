@@ -13,6 +13,7 @@ import (
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/harness"
 	"github.com/murmur-go/mur/runtime/harness/bridge"
+	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -29,9 +30,10 @@ const harnessDir = "harness"
 type hsession struct {
 	d       harness.Dialect
 	binary  string
-	dir     string   // <H>
-	mur     string   // the mur binary codex starts as its MCP proxy (PROC-7)
-	env     []string // the harness's whole environment (PROC-8)
+	dir     string        // <H>
+	mur     string        // the mur binary codex starts as its MCP proxy (PROC-7)
+	sandbox *proc.Sandbox // starts the CLI; nil: unconfined
+	env     []string      // the harness's whole environment (PROC-8)
 	limits  harness.Limits
 	br      *bridge.Server
 	version harness.Version
@@ -82,7 +84,40 @@ func (s *Session) startHarness() error {
 	}
 	h.env = h.d.Env(allow, s.lookupEnv)
 	s.hx = h
+	if s.sandbox.Class() == proc.Scoped {
+		g := h.d.Grants(h.env, h.binary, h.dir)
+		sb, err := proc.NewSandbox(s.harnessPolicy(g), nil)
+		if err != nil {
+			return diag.CapContainment(s.m.Name, err.Error())
+		}
+		h.sandbox, h.env = sb, append(h.env, g.Env...)
+	}
 	return nil
+}
+
+// harnessPolicy is what a scoped session's harness CLI may reach, like a
+// tool process but with its own grants: read-write the accessible
+// workdir, <H> and the CLI's config, state and temp directories
+// (harness.Dialect.Grants), never what the formation runs; read-only the
+// system paths, its PATH directories (none that would open $MURMUR_HOME)
+// and the node_modules trees they lie in,
+// its install tree and the mur binary codex starts as its MCP proxy. Any
+// TCP port and UDP: the model endpoint is the CLI's to resolve and reach.
+func (s *Session) harnessPolicy(g harness.Grants) *proc.Policy {
+	h := s.hx
+	g.EnsureDirs()
+	p := &proc.Policy{ReadWrite: append([]string{s.workdir, h.dir}, g.ReadWrite...), AllowUDP: true,
+		Protect: s.policy().Protect}
+	for _, d := range proc.PathDirs(h.env, s.cfg.Home) {
+		// a PATH directory inside a node_modules tree (npm's .bin) links
+		// into that tree
+		p.ReadOnly = append(p.ReadOnly, d, harness.InstallTree(filepath.Join(d, "-")))
+	}
+	p.ReadOnly = append(p.ReadOnly, g.ReadOnly...)
+	if h.mur != "" {
+		p.ReadOnly = append(p.ReadOnly, h.mur)
+	}
+	return p
 }
 
 // Binary is the harness executable Prepare resolved (PROC-4).
@@ -133,6 +168,7 @@ func (s *Session) closeHarness() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.hx.br.Close(ctx)
+	s.hx.sandbox.Close()
 }
 
 // nextLog is the path of the session's next harness stderr log,

@@ -133,7 +133,8 @@ func (t *taskRun) harnessRun(ctx context.Context, p prompt, resume string) runRe
 	began := s.now()
 	t.setPhase("inference") // LOOP-16: the harness is thinking (PROC-16)
 	proc, err := harness.Start(harness.Spawn{Argv: h.d.Argv(harness.Run{Binary: h.binary, Dir: h.dir, URL: h.br.URL(), Proxy: h.mur,
-		Model: s.m.Inference.Model, Resume: resume}), Env: h.env, Dir: s.workdir, Stdin: []byte(p.text), Stderr: logf})
+		Model: s.m.Inference.Model, Resume: resume}), Env: h.env, Dir: s.workdir, Stdin: []byte(p.text), Stderr: logf,
+		Sandbox: h.sandbox})
 	if err != nil {
 		msg := "the harness could not be started: " + err.Error()
 		_, _ = s.tr.Write(trace.HarnessFailed{TaskID: t.id, Run: n, Kind: harness.FailOther, Source: "runtime", Message: msg})

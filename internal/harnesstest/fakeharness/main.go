@@ -4,12 +4,13 @@
 // FAKE_HARNESS_SCRIPT. Its steps emit the dialect's event lines, call the
 // bridge's tools as a real MCP client (claude: over HTTP with the token from
 // --mcp-config's file; codex: through the stdio server its -c
-// mcp_servers.mur.command names, mur's proxy), write stderr, fall silent, fail as HEV-7
-// and THR-4 describe, or exit. It keeps sessions under
-// $HOME/.fakeharness/, so --resume and `exec resume` work, and appends each
-// invocation's argv, environment names (never values) and stdin to
-// $HOME/.fakeharness/calls.jsonl, and each bridged call's answer as it
-// received it to $HOME/.fakeharness/results.jsonl.
+// mcp_servers.mur.command names, mur's proxy), write stderr, fall silent,
+// fail as HEV-7 and THR-4 describe, or exit. It keeps its sessions and
+// records in <state>, the dialect's own config directory's .fakeharness
+// (~/.claude/.fakeharness, ~/.codex/.fakeharness), so --resume and `exec
+// resume` work; it appends each invocation's argv, environment names
+// (never values), stdin and containment status to <state>/calls.jsonl, and
+// each bridged call's answer as it received it to <state>/results.jsonl.
 package main
 
 import (
@@ -26,7 +27,7 @@ import (
 )
 
 // Script is FAKE_HARNESS_SCRIPT's file: Runs[i] is the i-th invocation in
-// this HOME (counted in $HOME/.fakeharness/count); past the end, the last.
+// this HOME (counted in <state>/count); past the end, the last.
 type Script struct {
 	Runs []RunScript `json:"runs"`
 }
@@ -62,12 +63,15 @@ type Step struct {
 	// Exit ends the process with this code and no terminal line.
 	Exit *int `json:"exit,omitempty"`
 	// Spawn starts `sleep <secs>` in the fake's group and leaves it there,
-	// its pid appended to $HOME/.fakeharness/spawned.
+	// its pid appended to <state>/spawned.
 	Spawn int `json:"spawn,omitempty"`
 	// Forget deletes this run's session, as a harness that lost it (THR-4).
 	Forget bool `json:"forget,omitempty"`
 	// IgnoreTerm ignores SIGTERM from here on (PROC-16's escalation).
 	IgnoreTerm bool `json:"ignore_term,omitempty"`
+	// Read tries to read each path and appends what came of it (the
+	// bytes read, or the error) to <state>/reads.jsonl.
+	Read []string `json:"read,omitempty"`
 }
 
 // ToolStep is one bridged call.
@@ -100,6 +104,9 @@ type Call struct {
 	Argv  []string `json:"argv"`
 	Env   []string `json:"env"` // names only
 	Stdin string   `json:"stdin"`
+	// Status is the CapEff, NoNewPrivs and Seccomp lines of its
+	// /proc/self/status: how it was contained.
+	Status []string `json:"status"`
 }
 
 func main() {
@@ -114,11 +121,15 @@ func main() {
 		return
 	}
 	stdin, _ := io.ReadAll(os.Stdin)
-	home := filepath.Join(os.Getenv("HOME"), ".fakeharness")
+	stateDir = filepath.Join(os.Getenv("HOME"), ".claude", ".fakeharness")
+	if codex {
+		stateDir = filepath.Join(os.Getenv("HOME"), ".codex", ".fakeharness")
+	}
+	home := stateDir
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
 		fail(err)
 	}
-	record(home, Call{Argv: os.Args, Env: envNames(), Stdin: string(stdin)})
+	record(home, Call{Argv: os.Args, Env: envNames(), Stdin: string(stdin), Status: status()})
 	script := load()
 	rs := script.Runs[min(next(home), len(script.Runs)-1)]
 	badToken = rs.BadToken
@@ -159,11 +170,13 @@ func run(h harness, rs RunScript) int {
 		case st.Exit != nil:
 			return *st.Exit
 		case st.Spawn > 0:
-			spawn(st.Spawn, filepath.Join(os.Getenv("HOME"), ".fakeharness", "spawned"))
+			spawn(st.Spawn, filepath.Join(stateDir, "spawned"))
 		case st.Forget:
 			h.forget()
 		case st.IgnoreTerm:
 			signal.Ignore(syscall.SIGTERM)
+		case len(st.Read) > 0:
+			reads(st.Read, filepath.Join(stateDir, "reads.jsonl"))
 		}
 	}
 	return h.answer("ok", nil)
@@ -178,6 +191,11 @@ type harness interface {
 	fail(Fail) int
 	forget()
 }
+
+// stateDir is where the fake keeps its sessions and records: inside the
+// dialect's own config directory (~/.claude, ~/.codex), as the real CLIs
+// do, which a contained harness may write.
+var stateDir string
 
 // badToken is the run's BadToken.
 var badToken bool
@@ -241,4 +259,50 @@ func emit(v any) {
 // newID is a session id of the fake's own.
 func newID() string {
 	return fmt.Sprintf("fake-%d-%d", os.Getpid(), time.Now().UnixNano())
+}
+
+// status is the containment lines of /proc/self/status.
+func status() []string {
+	b, _ := os.ReadFile("/proc/self/status")
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, k := range []string{"CapEff:", "NoNewPrivs:", "Seccomp:"} {
+			if strings.HasPrefix(l, k) {
+				out = append(out, strings.Join(strings.Fields(l), " "))
+			}
+		}
+	}
+	return out
+}
+
+// Read is one reads.jsonl line.
+type Read struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+	Error string `json:"error,omitempty"`
+}
+
+// reads tries each path (a directory is listed) and appends the outcome.
+func reads(paths []string, record string) {
+	f, err := os.OpenFile(record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	for _, p := range paths {
+		r := Read{Path: p}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			ents, err := os.ReadDir(p)
+			r.Bytes = len(ents)
+			if err != nil {
+				r.Error = err.Error()
+			}
+		} else if b, err := os.ReadFile(p); err != nil {
+			r.Error = err.Error()
+		} else {
+			r.Bytes = len(b)
+		}
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(f, "%s\n", b)
+	}
 }

@@ -66,7 +66,7 @@ func connectStdio(command string, args []string) *bridge {
 		}
 		f["token"] = "mtt_wrong"
 		b, _ = json.Marshal(f)
-		bad := filepath.Join(os.Getenv("HOME"), ".fakeharness", "bad-bridge.json")
+		bad := filepath.Join(stateDir, "bad-bridge.json")
 		if os.WriteFile(bad, b, 0o600) != nil {
 			return nil
 		}
@@ -116,9 +116,9 @@ type Result struct {
 	IsError bool   `json:"is_error"`
 }
 
-// received appends r to $HOME/.fakeharness/results.jsonl.
+// received appends r to <state>/results.jsonl.
 func received(r Result) {
-	f, err := os.OpenFile(filepath.Join(os.Getenv("HOME"), ".fakeharness", "results.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(stateDir, "results.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		fail(err)
 	}

@@ -40,8 +40,8 @@ func TestClaudeBridgedCall(t *testing.T) {
 	if got, _ := json.Marshal(calls[0].Argv); string(got) != mustJSON(want) {
 		t.Errorf("argv = %s\nwant %s", got, mustJSON(want))
 	}
-	if got := strings.Join(calls[0].Env, ","); got != "HOME,PATH,FAKE_HARNESS_SCRIPT,ENABLE_TOOL_SEARCH" {
-		t.Errorf("environment names = %s, want exactly env.allow's set names and ENABLE_TOOL_SEARCH (PROC-8)", got)
+	if got := strings.Join(calls[0].Env, ","); got != "HOME,PATH,FAKE_HARNESS_SCRIPT,ENABLE_TOOL_SEARCH,CLAUDE_CODE_TMPDIR" {
+		t.Errorf("environment names = %s, want exactly env.allow's set names, ENABLE_TOOL_SEARCH (PROC-8) and a contained claude's CLAUDE_CODE_TMPDIR", got)
 	}
 	if want := "say hello\n\n[Session]\nsession: " + r.SessionID + "\ndoor: " + r.URL + "\nworkdir: " + r.Workdir; calls[0].Stdin != want {
 		t.Errorf("stdin = %q, want %q", calls[0].Stdin, want)

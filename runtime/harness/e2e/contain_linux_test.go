@@ -64,3 +64,53 @@ func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 		}
 	}
 }
+
+// A scoped session's harness CLI is contained like a tool process (it
+// starts through the trampoline): no capability, no_new_privs, the seccomp
+// filter; it reads its workdir but neither $MURMUR_HOME (the stores'
+// running records, its own trace, other members' workdirs) nor a file
+// outside its grants; and its bridged calls still work (codex's through
+// the proxy it starts inside the same domain). (The CLI used to keep the
+// runtime's user and capabilities and reach everything.)
+func TestHarnessIsContained(t *testing.T) {
+	if _, err := proc.LandlockABI(); err != nil {
+		t.Skipf("the kernel offers no Landlock: %v", err)
+	}
+	for _, dialect := range []string{"claude", "codex"} {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			outside := filepath.Join(testmur.TempDir(t), "outside.txt")
+			if err := os.WriteFile(outside, []byte("not yours"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := newCap(t, dialect, "", "", "")
+			c.write(t, "own.txt", "yours")
+			c.write(t, "script.json", `{"runs":[{"steps":[
+				{"read":`+mustJSON([]string{filepath.Join(c.dir, "own.txt"), c.home, outside})+`},
+				{"tool":{"name":"echo","args":{"command":"bridged"}}},
+				{"answer":"DONE"}]}]}`)
+			r, _, stderr, code := c.run(t, "go")
+			if res := result(t, r); code != 0 || res != "DONE" {
+				t.Fatalf("mur run = %d, result %q, stderr %q", code, res, stderr)
+			}
+			calls := c.calls(t)
+			if len(calls) != 1 || strings.Join(calls[0].Status, ",") != "CapEff: 0000000000000000,NoNewPrivs: 1,Seccomp: 2" {
+				t.Errorf("the harness ran as %+v, want no capability, no_new_privs and seccomp", calls)
+			}
+			b, err := os.ReadFile(c.state("reads.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"path":"` + filepath.Join(c.dir, "own.txt") + `","bytes":5}` + "\n" +
+				`{"path":"` + c.home + `","bytes":0,"error":"open ` + c.home + `: permission denied"}` + "\n" +
+				`{"path":"` + outside + `","bytes":0,"error":"open ` + outside + `: permission denied"}` + "\n"
+			if string(b) != want {
+				t.Errorf("the harness read:\n%s\nwant:\n%s", b, want)
+			}
+			res := c.results(t)
+			if len(res) != 1 || res[0].IsError || !strings.Contains(res[0].Text, "bridged") {
+				t.Errorf("the bridged call = %+v", res)
+			}
+		})
+	}
+}

@@ -157,7 +157,7 @@ func TestThreaded(t *testing.T) {
 		t.Fatalf("second task = %+v, %v", task, err)
 	}
 	entry, _ = os.ReadFile(path)
-	if err := os.Remove(filepath.Join(c.hhome, ".fakeharness", "sessions", th.SessionID)); err != nil {
+	if err := os.Remove(c.state("sessions", th.SessionID)); err != nil {
 		t.Fatal(err)
 	}
 	task, err = s.send(t, "ctx-thread-1", "third")

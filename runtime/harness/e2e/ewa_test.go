@@ -42,13 +42,18 @@ func formation(t *testing.T, script, task string) (midRecords, entryResult, stde
 		"roster.yaml": "roster_version: 1\nmembers:\n  - {name: lead, capsule: e2e-lead, version: \"0.1.0\", entry: true}\n" +
 			"  - {name: mid, capsule: e2e-mid, version: \"0.1.0\"}\n  - {name: worker, capsule: e2e-worker, version: \"0.1.0\"}\n" +
 			"reachability:\n  - {from: lead, to: [mid]}\n  - {from: mid, to: [worker]}\n",
-		"script.json": script,
 	} {
 		if err := os.WriteFile(filepath.Join(c.dir, rel), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c.env = []string{"HOME=" + c.hhome, "FAKE_HARNESS_SCRIPT=" + filepath.Join(c.dir, "script.json")}
+	// Beside the fake's binary: a contained harness reads that directory,
+	// not the project directory, which is not its workdir.
+	scriptFile := filepath.Join(filepath.Dir(bin), "script.json")
+	if err := os.WriteFile(scriptFile, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.env = []string{"HOME=" + c.hhome, "FAKE_HARNESS_SCRIPT=" + scriptFile}
 	for _, m := range []string{"lead", "mid", "worker"} {
 		cmd := exec.Command(mur, "install", m)
 		cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home, c.env...)

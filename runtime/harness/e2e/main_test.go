@@ -41,7 +41,14 @@ func TestMain(m *testing.M) {
 // harness's own HOME (where the fake keeps sessions and calls.jsonl).
 type hcap struct {
 	dir, home, hhome string
+	dialect          string   // the fake's: claude or codex
 	env              []string // extra environment for mur
+}
+
+// state is the fake's records directory (~/.claude/.fakeharness or
+// ~/.codex/.fakeharness, in the harness's HOME).
+func (c *hcap) state(elem ...string) string {
+	return filepath.Join(append([]string{c.hhome, "." + c.dialect, ".fakeharness"}, elem...)...)
 }
 
 // newCap writes a capsule whose harness is the fake, as the dialect's
@@ -50,7 +57,7 @@ type hcap struct {
 func newCap(t testing.TB, dialect, inference, extra, script string) *hcap {
 	t.Helper()
 	root := testmur.TempDir(t)
-	c := &hcap{dir: filepath.Join(root, "capsule"), home: filepath.Join(root, "mhome"), hhome: filepath.Join(root, "hhome")}
+	c := &hcap{dir: filepath.Join(root, "capsule"), home: filepath.Join(root, "mhome"), hhome: filepath.Join(root, "hhome"), dialect: dialect}
 	for _, d := range []string{c.dir, c.hhome, filepath.Join(root, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -120,12 +127,14 @@ type fakeCall struct {
 	Argv  []string `json:"argv"`
 	Env   []string `json:"env"`
 	Stdin string   `json:"stdin"`
+	// Status is its CapEff, NoNewPrivs and Seccomp lines.
+	Status []string `json:"status"`
 }
 
 // calls reads every invocation of the fake, in order.
 func (c *hcap) calls(t testing.TB) []fakeCall {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "calls.jsonl"))
+	b, err := os.ReadFile(c.state("calls.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +163,7 @@ type fakeResult struct {
 // results reads every bridged answer the fake received, in order.
 func (c *hcap) results(t testing.TB) []fakeResult {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "results.jsonl"))
+	b, err := os.ReadFile(c.state("results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -68,7 +69,9 @@ inference:
 %strace:
   capture: content
 %s`, wrapper, inference, extra))
-	c.env = []string{"HOME=" + c.hhome}
+	// The wrapper execs the installed codex, which a contained harness
+	// may run from its PATH only.
+	c.env = []string{"HOME=" + c.hhome, "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
 	return c, fake
 }
 

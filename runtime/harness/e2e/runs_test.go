@@ -47,8 +47,8 @@ func TestCodexKeepWorking(t *testing.T) {
 		if strings.Contains(strings.Join(fc.Argv, " "), "mtt_") {
 			t.Errorf("the token is in argv: %q", fc.Argv)
 		}
-		if got := strings.Join(fc.Env, ","); got != "HOME,PATH,FAKE_HARNESS_SCRIPT" {
-			t.Errorf("environment names = %s (PROC-8)", got)
+		if got := strings.Join(fc.Env, ","); got != "HOME,PATH,FAKE_HARNESS_SCRIPT,TMPDIR" {
+			t.Errorf("environment names = %s (PROC-8, and a contained codex's TMPDIR)", got)
 		}
 	}
 	if calls[1].Stdin != "Check it once more." {
@@ -150,7 +150,7 @@ func TestInactivity(t *testing.T) {
 // spawned fails unless every process the fake left in its group is gone.
 func spawned(t testing.TB, c *hcap) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(c.hhome, ".fakeharness", "spawned"))
+	b, err := os.ReadFile(c.state("spawned"))
 	if err != nil {
 		t.Fatal(err)
 	}
