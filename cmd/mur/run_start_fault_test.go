@@ -49,3 +49,24 @@ func TestRunStartFailureEndsInOrder_SES3(t *testing.T) {
 		t.Errorf("running records %v, trace %v: nothing should have run", ents, types)
 	}
 }
+
+// The start failures no manifest or flag causes reach the user coded, each
+// ending the start in order with exit 1: the task table (E-RUN-050) and the
+// launch task's submit (E-RUN-051), injected by the test build's knob.
+// (They used to print an uncoded "error: …".)
+func TestRunStartFailuresAreCoded(t *testing.T) {
+	for _, c := range []struct{ point, want string }{
+		{"task_table", "error[E-RUN-050]: the session's task table could not be made: injected fault\n"},
+		{"launch_task", "error[E-RUN-051]: the launch task could not be submitted: injected fault\n"},
+	} {
+		t.Run(c.point, func(t *testing.T) {
+			e := helloEnv(t)
+			cmd := e.command("--capsule", e.dir, "--task", "list the files")
+			cmd.Env = append(cmd.Env, session.StartFaultEnv+"="+c.point)
+			out, _ := testmur.Combined(cmd)
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), c.want) || strings.Contains(string(out), "\nerror: ") || strings.HasPrefix(string(out), "error: ") {
+				t.Errorf("exit %d, output %q; want exit 1 and %q", code, out, c.want)
+			}
+		})
+	}
+}

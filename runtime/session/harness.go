@@ -74,8 +74,13 @@ func (s *Session) startHarness() error {
 			default:
 			}
 		}})
+	if err == nil {
+		if err = faultAt(s.l.Opts.Getenv, "bridge"); err != nil {
+			_ = br.Close(context.Background())
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("start the loopback tool server: %w", err)
+		return diag.RunBridgeListen(err.Error()).WithErr(err)
 	}
 	h.br = br
 	var allow []string

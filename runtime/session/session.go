@@ -209,8 +209,11 @@ func (s *Session) begin() error {
 	}
 	s.tr = tr
 	reg, err := tasktable.New(tasktable.Config{Acceptance: tasktable.Mode(s.m.Lifecycle.TaskAcceptance), QueueDepth: s.m.Lifecycle.QueueDepth, Now: s.now, Notify: s.notify})
+	if err == nil {
+		err = faultAt(s.l.Opts.Getenv, "task_table")
+	}
 	if err != nil {
-		return fmt.Errorf("task table: %w", err)
+		return diag.RunTaskTable(err.Error()).WithErr(err)
 	}
 	s.reg = reg
 	if s.m.Inference.Process() {
@@ -244,8 +247,11 @@ func (s *Session) begin() error {
 			ContextID: a2a.ContextID(s.l.LaunchContextID)}
 		prov := tasktable.Provenance{Origin: a2a.OriginUser, Trust: a2a.TrustTrusted, Source: "task_md"}
 		t, err := s.reg.Submit(prov, msg)
+		if err == nil {
+			err = faultAt(s.l.Opts.Getenv, "launch_task")
+		}
 		if err != nil {
-			return fmt.Errorf("submit the launch task: %w", err)
+			return diag.RunLaunchTask(err.Error()).WithErr(err)
 		}
 		s.launchTask = string(t.ID)
 	}

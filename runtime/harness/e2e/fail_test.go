@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
+	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -153,5 +155,23 @@ func TestRefusedLaunch(t *testing.T) {
 				t.Errorf("a refused launch wrote a runtime directory: %v", err)
 			}
 		})
+	}
+}
+
+// A process session whose loopback tool server cannot listen (the test
+// build's knob) refuses its start with E-RUN-049 and exit 1, and starts no
+// harness. (It used to print an uncoded "error: start the loopback tool
+// server: …".)
+func TestBridgeListenFailureIsCoded(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[{"answer":"never"}]}]}`)
+	c.env = append(c.env, session.StartFaultEnv+"=bridge")
+	cmd := c.command("run", "--task", "hello")
+	_, stderr, code := testmur.Exec(t, cmd)
+	if want := "error[E-RUN-049]: the loopback tool server could not start: injected fault\n"; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+	if _, err := os.Stat(c.state("calls.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("the harness was started: %v", err)
 	}
 }
