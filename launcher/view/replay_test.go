@@ -171,7 +171,8 @@ func TestTimelineMarksDeniedCall(t *testing.T) {
 
 // TestTimelineMarksCompaction: a compaction is on its task's timeline at
 // its turn, naming its hook and the sizes before and after; a declined one
-// names its reason (docs/hooks.md).
+// names its reason (docs/hooks.md); the compactor's summary call is the
+// hook's call, not a turn of the agent's.
 func TestTimelineMarksCompaction(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -182,6 +183,8 @@ func TestTimelineMarksCompaction(t *testing.T) {
 			"turn 5 · compaction (murmur-hook-compact)", "compacted", "13580 → 2955 tokens (estimate count before)"},
 		{trace.CompactionDeclined{Turn: 7, TaskID: "tsk_1", Tokens: 14000, Reason: "unresolved_tool_call"},
 			"turn 7 · compaction declined", "declined", "unresolved_tool_call at 14000 tokens"},
+		{trace.Inference{Turn: 5, TaskID: "tsk_1", Choice: "primary", Decision: "end_turn", Origin: "hook:murmur-hook-compact"},
+			"turn 5 · hook:murmur-hook-compact call (primary)", "end_turn", ""},
 	} {
 		r := &record{body: c.body}
 		if r.taskID() != "tsk_1" {

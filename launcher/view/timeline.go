@@ -72,6 +72,9 @@ func item(r *record, prev int64) (Item, bool) {
 	case trace.Inference:
 		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · inference (%s)", b.Turn, b.Choice)
+		if b.Origin != "" { // a hook's call, or the built-in compactor's: no turn of the agent's
+			it.Title = fmt.Sprintf("turn %d · %s call (%s)", b.Turn, b.Origin, b.Choice)
+		}
 		it.Status = b.Decision
 		if b.ToolName != nil {
 			it.Detail = "asks for " + *b.ToolName

@@ -39,7 +39,14 @@ func EventOf(l trace.Line) (string, bool) {
 		if r.ToolName != nil {
 			what += " " + *r.ToolName
 		}
+		if r.Origin != "" { // a hook's call, or the built-in compactor's: no turn of the agent's
+			return fmt.Sprintf("turn %d: %s call %s", r.Turn, r.Origin, what), true
+		}
 		return fmt.Sprintf("turn %d: %s", r.Turn, what), true
+	case trace.Compaction:
+		return fmt.Sprintf("turn %d: compaction  %s  %s → %s tokens", r.Turn, r.HookName, thousands(r.TokensBefore), thousands(r.TokensAfter)), true
+	case trace.CompactionDeclined:
+		return fmt.Sprintf("turn %d: compaction declined: %s  (%s tokens)", r.Turn, r.Reason, thousands(r.Tokens)), true
 	case trace.ToolCall:
 		mark, why := "✓", ""
 		if r.Status != "ok" {

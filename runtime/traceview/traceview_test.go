@@ -206,3 +206,33 @@ func TestRenderCompaction(t *testing.T) {
 		t.Errorf("Render() =\n%s\nwant a section\n%s", Render(tr), want)
 	}
 }
+
+// TestTimelineCompaction: a formation's timeline lists a compaction and a
+// declined one at their turns, and the compactor's summary call as the
+// hook's call, not as a turn of the agent's.
+func TestTimelineCompaction(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rec  trace.Record
+		want string
+	}{
+		{trace.Compaction{Turn: 6, TaskID: "tsk_a", HookName: "murmur-hook-compact", TokensBefore: 12325, TokensBeforeSource: "estimate", TokensAfter: 5488},
+			"turn 6: compaction  murmur-hook-compact  12,325 → 5,488 tokens"},
+		{trace.CompactionDeclined{Turn: 9, TaskID: "tsk_a", Tokens: 14000, Reason: "no_hook_replacement"},
+			"turn 9: compaction declined: no_hook_replacement  (14,000 tokens)"},
+		{trace.Inference{Turn: 6, TaskID: "tsk_a", Decision: "end_turn", Origin: "hook:murmur-hook-compact"},
+			"turn 6: hook:murmur-hook-compact call end_turn"},
+	} {
+		b, err := trace.MarshalLine(trace.Header{EventID: "evt_1", SessionID: "ses_1", Timestamp: 1}, c.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := trace.ParseLine(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := EventOf(l); !ok || got != c.want {
+			t.Errorf("EventOf(%s) = %q, %v; want %q", c.rec.EventType(), got, ok, c.want)
+		}
+	}
+}
