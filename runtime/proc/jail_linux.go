@@ -14,6 +14,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/murmur-go/mur/runtime/proc/confine"
+	_ "github.com/murmur-go/mur/runtime/proc/confine/sealed" // the trampoline's sealed stage
 	"golang.org/x/sys/unix"
 )
 
@@ -209,7 +210,11 @@ func (j *jail) start(cmd *exec.Cmd) error {
 			sealed.CgroupFD = append(sealed.CgroupFD, base+3+i)
 			cgroups = append(cgroups, f)
 		}
-		spec.Sealed = &sealed
+		if spec.Sealed, err = json.Marshal(&sealed); err != nil {
+			statusR.Close()
+			statusW.Close()
+			return err
+		}
 	}
 	specFile, err := specMemfd(&spec)
 	if err != nil {
@@ -274,18 +279,14 @@ func (j *jail) seal(p *Policy, abi int) (*jail, error) {
 	return j, nil
 }
 
-// specMemfd writes spec into a sealed-off memory file at offset 0.
+// specMemfd writes spec into a memory file, at offset 0.
 func specMemfd(spec *confine.Spec) (*os.File, error) {
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
-	}
 	fd, err := unix.MemfdCreate("mur-confine", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), "mur-confine")
-	if _, err := f.Write(b); err != nil {
+	if _, err := f.Write(spec.Encode()); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -300,8 +301,8 @@ func specMemfd(spec *confine.Spec) (*os.File, error) {
 // exec that failed is the *os.PathError os/exec would have returned (so
 // StartErrText reads the same), any other step says which it was.
 func trampolineError(path string, report []byte) error {
-	var r confine.Report
-	if err := json.Unmarshal(report, &r); err != nil {
+	r, ok := confine.ParseReport(report)
+	if !ok {
 		return fmt.Errorf("confining the command failed: %s", report)
 	}
 	if r.Step == "exec" && r.Errno != 0 {

@@ -5,12 +5,16 @@
 // own and no thread of the runtime ever enters its Landlock domain.
 //
 // The package does its work in its init, when the process was started as a
-// trampoline, and imports the standard library only: a package's init runs
-// once its imports are initialized, so the trampoline execs the command
-// before the other two hundred package inits of a mur binary run
-// (BENCHMARKS.md). Any binary that imports runtime/proc (mur, and every test
-// binary whose tests start confined commands) can therefore be its own
-// trampoline.
+// trampoline, and imports runtime, syscall and unsafe only: packages are
+// initialized in import-path order once their imports are, so with nothing
+// else to wait for this one runs after about fifteen package inits instead
+// of the ~130 (archive/…, encoding/…, github.com/[a-m]…) that sort before it
+// and that an import of os or encoding/json would let run first
+// (BENCHMARKS.md). Hence the spec's own encoding, read with the syscall
+// package, and argv read from /proc/self/cmdline. A sealed start goes on in
+// package confine/sealed, whose init runs later with the standard library
+// at hand. Any binary that imports runtime/proc (mur, and every test binary
+// whose tests start confined commands) can therefore be its own trampoline.
 package confine
 
 // Command is the hidden first argument that makes a binary a trampoline.

@@ -1,116 +1,148 @@
 package confine
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
-	"os"
-	goruntime "runtime"
-	"strconv"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
 
-// Spec is what the sandbox hands the trampoline, through an inherited memory
-// file (never argv or the environment): the command, the inherited fds of
-// the status pipe and the Landlock ruleset, the seccomp filter, and the
-// paths to hold read-only in the process's own mount namespace.
-type Spec struct {
-	Path      string               `json:"path"`
-	Args      []string             `json:"args"`
-	StatusFD  int                  `json:"status_fd"`
-	RulesetFD int                  `json:"ruleset_fd"`
-	Seccomp   []syscall.SockFilter `json:"seccomp"`
-	Protect   []string             `json:"protect,omitempty"`
-	Sealed    *Sealed              `json:"sealed,omitempty"`
-}
-
-// Report is what the trampoline writes to the status pipe when a step
-// fails; an exec that succeeds closes the pipe unwritten.
-type Report struct {
-	Step  string `json:"step"`
-	Errno int    `json:"errno,omitempty"`
-	Text  string `json:"text"`
-}
+// Pending is the spec of a sealed start, which this package leaves to the
+// sealed stage (package confine/sealed, whose init runs after this one's);
+// nil in every other process.
+var Pending *Spec
 
 func init() {
-	if len(os.Args) == 3 && os.Args[1] == Command {
-		goruntime.LockOSThread() // every step below is per thread, and so is the exec
-		os.Exit(trampoline(os.Args[2]))
+	arg, ok := trampolineArg()
+	if !ok {
+		return
 	}
+	runtime.LockOSThread() // every step below is per thread, and so is the exec
+	spec, code := readSpec(arg)
+	if code != 0 {
+		syscall.Exit(code)
+	}
+	if len(spec.Sealed) > 0 {
+		Pending = &spec
+		return
+	}
+	syscall.Exit(trampoline(&spec))
 }
 
-// trampoline, on its locked thread: holds the protected paths read-only (in
-// the mount namespace the sandbox gave the process), drops every capability
-// (bounding, ambient, effective, permitted, inheritable), sets
-// no_new_privs, enters the session's Landlock domain, installs the seccomp
-// filter, and execs the command. A failed step is written to the status
-// pipe and ends the process with Failed.
-func trampoline(fdArg string) int {
-	fd, err := strconv.Atoi(fdArg)
-	if err != nil || fd < 3 {
-		os.Stderr.WriteString("mur: " + Command + " is started by the runtime only\n")
-		return 2
-	}
-	specFile := os.NewFile(uintptr(fd), "spec")
-	var spec Spec
-	err = json.NewDecoder(io.LimitReader(specFile, 1<<20)).Decode(&spec)
-	specFile.Close()
+// trampolineArg is <fd> when this process was started as
+// "<argv0> __confine <fd>" (read from /proc/self/cmdline: this package
+// imports no os).
+func trampolineArg() (string, bool) {
+	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		os.Stderr.WriteString("mur: " + Command + ": " + err.Error() + "\n")
-		return 2
+		return "", false
 	}
-	status := os.NewFile(uintptr(spec.StatusFD), "status")
-	fail := func(step string, err error) int { return reportFailure(status, step, err) }
+	var buf [512]byte
+	n, _ := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if n <= 0 {
+		return "", false
+	}
+	var args []string
+	start := 0
+	for i := 0; i < n; i++ {
+		if buf[i] == 0 {
+			args = append(args, string(buf[start:i]))
+			start = i + 1
+		}
+	}
+	if len(args) != 3 || args[1] != Command {
+		return "", false
+	}
+	return args[2], true
+}
+
+// readSpec reads the spec from the memory file at fd; a code other than 0
+// ends the process.
+func readSpec(fdArg string) (Spec, int) {
+	fd := 0
+	for _, c := range fdArg {
+		if c < '0' || c > '9' {
+			fd = -1
+			break
+		}
+		fd = fd*10 + int(c-'0')
+	}
+	if fd < 3 {
+		stderr("mur: " + Command + " is started by the runtime only\n")
+		return Spec{}, 2
+	}
+	var b []byte
+	buf := make([]byte, 64<<10)
+	for len(b) < 1<<20 {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 {
+			break
+		}
+		b = append(b, buf[:n]...)
+	}
+	syscall.Close(fd)
+	spec, ok := decodeSpec(b)
+	if !ok {
+		stderr("mur: " + Command + ": the spec cannot be read\n")
+		return Spec{}, 2
+	}
 	syscall.CloseOnExec(spec.StatusFD)
-	ruleset := spec.RulesetFD
-	if spec.Sealed != nil {
-		if step, err := seal(spec.Sealed); err != nil {
-			return fail(step, err)
-		}
-		_ = syscall.Close(spec.RulesetFD) // the session's, over host paths
-		if ruleset, err = sealedRuleset(spec.Sealed); err != nil {
-			return fail("landlock ruleset", err)
-		}
-	}
+	return spec, 0
+}
+
+func stderr(s string) { _, _ = syscall.Write(2, []byte(s)) }
+
+// trampoline, on its locked thread: holds the protected paths read-only (in
+// the mount namespace the sandbox gave the process), confines itself
+// (Confine) and execs the command. A failed step is written to the status
+// pipe and ends the process with Failed.
+func trampoline(spec *Spec) int {
 	for _, p := range spec.Protect {
 		if err := bindReadOnly(p); err != nil {
-			return fail("read-only "+p, err)
+			return Fail(spec.StatusFD, "read-only "+p, err)
 		}
 	}
+	if step, err := Confine(spec, spec.RulesetFD); err != nil {
+		return Fail(spec.StatusFD, step, err)
+	}
+	err := syscall.Exec(spec.Path, spec.Args, syscall.Environ())
+	return Fail(spec.StatusFD, "exec", err)
+}
+
+// Confine drops every capability (bounding, ambient, effective, permitted,
+// inheritable), sets no_new_privs, enters the Landlock domain of ruleset
+// (and closes it) and installs the spec's seccomp filter, on this thread; a
+// failure names its step.
+func Confine(spec *Spec, ruleset int) (string, error) {
 	if err := dropCapabilities(); err != nil {
-		return fail("capabilities", err)
+		return "capabilities", err
 	}
 	if err := prctl(prSetNoNewPrivs, 1); err != nil {
-		return fail("no_new_privs", err)
+		return "no_new_privs", err
 	}
 	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, uintptr(ruleset), 0, 0); e != 0 {
-		return fail("landlock_restrict_self", e)
+		return "landlock_restrict_self", e
 	}
 	_ = syscall.Close(ruleset)
 	if len(spec.Seccomp) > 0 {
 		prog := syscall.SockFprog{Len: uint16(len(spec.Seccomp)), Filter: &spec.Seccomp[0]}
 		if err := prctl(prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&prog))); err != nil {
-			return fail("seccomp", err)
+			return "seccomp", err
 		}
 	}
-	if spec.Sealed != nil {
-		_ = prctl(prSetDumpable, 0)
-		return initLoop(&spec, status)
-	}
-	err = syscall.Exec(spec.Path, spec.Args, os.Environ())
-	return fail("exec", err)
+	return "", nil
 }
 
-// reportFailure writes a failed step to the status pipe.
-func reportFailure(status *os.File, step string, err error) int {
+// Fail writes a failed step to the status pipe and returns Failed.
+func Fail(statusFD int, step string, err error) int {
 	r := Report{Step: step, Text: err.Error()}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
+	if errno, ok := err.(syscall.Errno); ok {
 		r.Errno = int(errno)
 	}
-	b, _ := json.Marshal(r)
-	_, _ = status.Write(b)
+	_, _ = syscall.Write(statusFD, r.encode())
 	return Failed
 }
 
@@ -119,7 +151,6 @@ const (
 	sysLandlockRestrictSelf = 446 // the same on every architecture
 	prCapbsetDrop           = 24
 	prSetSeccomp            = 22
-	prSetDumpable           = 4
 	prSetNoNewPrivs         = 38
 	prCapAmbient            = 47
 	prCapAmbientClearAll    = 4
@@ -127,6 +158,9 @@ const (
 	capSetpcap              = 8
 	capVersion3             = 0x20080522
 )
+
+// Prctl is prctl(2) with up to four arguments.
+func Prctl(op uintptr, args ...uintptr) error { return prctl(op, args...) }
 
 func prctl(op uintptr, args ...uintptr) error {
 	var a [4]uintptr
@@ -143,6 +177,12 @@ func bindReadOnly(path string) error {
 	if err := syscall.Mount(path, path, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 		return err
 	}
+	return RemountReadOnly(path)
+}
+
+// RemountReadOnly makes the bind at path read-only, keeping the flags of the
+// mount it came from.
+func RemountReadOnly(path string) error {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err != nil {
 		return err

@@ -1,55 +1,47 @@
-package confine
+package sealed
 
 import (
+	"encoding/json"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"unsafe"
+
+	"github.com/murmur-go/mur/runtime/proc/confine"
 )
 
-// Sealed is the part of a Spec that the sealed class adds: the trampoline
-// then runs as the init (pid 1) of the PID, network, IPC and UTS namespaces
-// the sandbox started it in, builds the composed root in its own mount
-// namespace, pivots into it, applies its resource limits and its own
-// Landlock ruleset over the composed paths, confines itself as under
-// scoped, and starts the command as its one child, which it waits for,
-// forwarding signals and reaping every orphan, and whose exit it exits with.
-type Sealed struct {
-	Root      string  `json:"root"`   // an empty host directory the composed root is mounted on
-	Mounts    []Mount `json:"mounts"` // in order: a parent before what lies below it
-	Dir       string  `json:"dir"`    // the command's working directory inside the root
-	HandledFS uint64  `json:"handled_fs"`
-	Scoped    uint64  `json:"scoped"`
-	Rules     []Rule  `json:"rules"` // paths inside the root
-	Limits    []Limit `json:"limits"`
-	CgroupFD  []int   `json:"cgroup_fds,omitempty"` // cgroup.procs files to join, each inherited
-	Hostname  string  `json:"hostname"`
+func init() {
+	spec := confine.Pending
+	if spec == nil {
+		return
+	}
+	runtime.LockOSThread()
+	var s confine.Sealed
+	if err := json.Unmarshal(spec.Sealed, &s); err != nil {
+		os.Exit(confine.Fail(spec.StatusFD, "sealed spec", err))
+	}
+	os.Exit(run(spec, &s))
 }
 
-// Mount is one entry of the composed root: Kind "rw" or "ro" binds Src at
-// Dst (a directory or a file, as Src is; an Src that does not exist is left
-// out), "tmp" mounts a private tmpfs (64 MiB) at Dst, "proc" mounts a fresh proc of the new PID namespace at Dst, "dev"
-// makes Dst a directory of the bound device files Names (plus fd, stdin,
-// stdout, stderr links into /proc/self/fd).
-type Mount struct {
-	Kind  string   `json:"kind"`
-	Src   string   `json:"src,omitempty"`
-	Dst   string   `json:"dst"`
-	Names []string `json:"names,omitempty"`
-}
-
-// Rule is one Landlock path-beneath rule: Access masked by what the path is
-// (a file takes the file rights only) and by Sealed.HandledFS.
-type Rule struct {
-	Path   string `json:"path"`
-	Access uint64 `json:"access"`
-}
-
-// Limit is one setrlimit(2) resource, soft and hard both Max.
-type Limit struct {
-	Resource int    `json:"resource"`
-	Max      uint64 `json:"max"`
+// run is the sealed trampoline: the composed root and the namespaces'
+// state (seal), its own Landlock ruleset, the common confinement, then the
+// command as its one child (initLoop).
+func run(spec *confine.Spec, s *confine.Sealed) int {
+	if step, err := seal(s); err != nil {
+		return confine.Fail(spec.StatusFD, step, err)
+	}
+	_ = syscall.Close(spec.RulesetFD) // the session's, over host paths
+	ruleset, err := sealedRuleset(s)
+	if err != nil {
+		return confine.Fail(spec.StatusFD, "landlock ruleset", err)
+	}
+	if step, err := confine.Confine(spec, ruleset); err != nil {
+		return confine.Fail(spec.StatusFD, step, err)
+	}
+	_ = confine.Prctl(prSetDumpable, 0)
+	return initLoop(spec, s)
 }
 
 const (
@@ -62,12 +54,13 @@ const (
 	siocgifflags             = 0x8913
 	iffUp                    = 0x1
 	oPath                    = 0x200000
+	prSetDumpable            = 4
 )
 
 // seal builds the composed root and the namespaces' state, on the locked
 // thread, before the confinement steps common with scoped. A failure names
 // its step.
-func seal(s *Sealed) (string, error) {
+func seal(s *confine.Sealed) (string, error) {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return "mount private", err
 	}
@@ -108,7 +101,7 @@ func seal(s *Sealed) (string, error) {
 // limit joins the session's cgroups and sets the rlimits, last before the
 // command starts: both count this process too (its threads, its address
 // space), which must have started every thread it needs by then.
-func limit(s *Sealed) (string, error) {
+func limit(s *confine.Sealed) (string, error) {
 	for _, fd := range s.CgroupFD {
 		f := os.NewFile(uintptr(fd), "cgroup.procs")
 		_, err := f.WriteString("0\n")
@@ -128,7 +121,7 @@ func limit(s *Sealed) (string, error) {
 var dot = &[]byte(".\x00")[0]
 
 // compose puts one mount into the root at root.
-func compose(root string, m Mount) error {
+func compose(root string, m confine.Mount) error {
 	dst := filepath.Join(root, m.Dst)
 	switch m.Kind {
 	case "proc":
@@ -189,18 +182,7 @@ func bindInto(src, dst string, readOnly bool) error {
 	if err := syscall.Mount(src, dst, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 		return err
 	}
-	return remountReadOnly(dst)
-}
-
-// remountReadOnly makes the bind at path read-only, keeping the flags of the
-// mount it came from (a remount that dropped nosuid or nodev is refused).
-func remountReadOnly(path string) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err != nil {
-		return err
-	}
-	keep := uintptr(st.Flags) & (syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC | syscall.MS_NOATIME | syscall.MS_NODIRATIME | syscall.MS_RELATIME)
-	return syscall.Mount("", path, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|keep, "")
+	return confine.RemountReadOnly(dst)
 }
 
 // loopbackUp brings up lo, the one interface of the new network namespace.
@@ -229,7 +211,7 @@ func loopbackUp() error {
 // sealedRuleset makes the Landlock ruleset over the composed root's paths
 // (the host's inodes the runtime could name are not the root's: a fresh
 // proc, the device directory, and the root itself are new).
-func sealedRuleset(s *Sealed) (int, error) {
+func sealedRuleset(s *confine.Sealed) (int, error) {
 	// Fields past what the kernel knows are zero (the runtime masked them
 	// by its ABI), which every ABI accepts.
 	attr := struct{ fs, net, scoped uint64 }{fs: s.HandledFS, scoped: s.Scoped}
@@ -266,21 +248,21 @@ func sealedRuleset(s *Sealed) (int, error) {
 // this process receives are passed on to the child, every orphan is reaped,
 // and the child's end is this process's (a signal's as 128+n: an init
 // cannot be ended by its own signal).
-func initLoop(spec *Spec, status *os.File) int {
-	files := make([]uintptr, spec.StatusFD)
+func initLoop(spec *confine.Spec, s *confine.Sealed) int {
+	files := make([]uintptr, spec.StatusFD-1) // the command's own: those before the spec's memory file
 	for i := range files {
 		files[i] = uintptr(i)
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
-	if step, err := limit(spec.Sealed); err != nil {
-		return reportFailure(status, step, err)
+	if step, err := limit(s); err != nil {
+		return confine.Fail(spec.StatusFD, step, err)
 	}
 	pid, err := syscall.ForkExec(spec.Path, spec.Args, &syscall.ProcAttr{Env: os.Environ(), Files: files})
 	if err != nil {
-		return reportFailure(status, "exec", err)
+		return confine.Fail(spec.StatusFD, "exec", err)
 	}
-	status.Close()
+	_ = syscall.Close(spec.StatusFD)
 	go func() {
 		for s := range sigs {
 			_ = syscall.Kill(pid, s.(syscall.Signal))
@@ -293,7 +275,7 @@ func initLoop(spec *Spec, status *os.File) int {
 			continue
 		}
 		if err != nil {
-			return Failed
+			return confine.Failed
 		}
 		if got != pid {
 			continue
