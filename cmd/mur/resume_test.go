@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
+	"github.com/murmur-go/mur/runtime/trace"
+	"github.com/murmur-go/mur/runtime/trace/tracetest"
 )
 
 // rawMessages is a Chat Completions request body's messages, each as sent.
@@ -427,5 +431,77 @@ func TestResumeWaitingTaskJS(t *testing.T) {
 	}
 	if code := p.wait(); code != 0 {
 		t.Errorf("resumed mur run exited %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// A background command the killed session left with no outcome is reported
+// once to the resumed session — one completion task, source detached_lost,
+// lane bg, naming it — and marked with shell_lost in the old session's
+// trace, so resuming the same session again reports nothing.
+func TestResumeDetachedLost(t *testing.T) {
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: lost\nversion: 1.0.0\ninference: {driver: {kind: scripted, script: script.yaml}}\n" +
+			"capabilities: {shell: {allow: [bash]}}\nlifecycle: {task_acceptance: queue, after_task: sleep, shell_grace_secs: 1}\n",
+		"script.yaml": "script_version: 1\nrules:\n  - match: {contains: start}\n    turns:\n" +
+			"      - tool_calls: [{name: bash, input: {command: \"echo $$ > pid; exec sleep 60\"}}]\n      - text: started\n" +
+			"fallback:\n  turns: [{text: \"noted\"}]\n",
+	})
+	first, url, oldRecords := startAskDoor(t, e)
+	if task := sendTask(t, rpcCall(t, url, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"start it"}]}}}`)); task.Status.State != "TASK_STATE_COMPLETED" {
+		t.Fatalf("SendMessage = %+v", task)
+	}
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.wait()
+	if b, err := os.ReadFile(filepath.Join(e.dir, "pid")); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL) // the command the kill orphaned
+		}
+	}
+	detached := tracetest.OfType[trace.ShellDetached](t, tracetest.Records(t, oldRecords))
+	if len(detached) != 1 {
+		t.Fatalf("shell_detached = %+v, want 1", detached)
+	}
+	oldSes := filepath.Base(oldRecords)
+
+	p, _, records := startAskDoor(t, e, "--resume", oldSes)
+	var report trace.TaskStart
+	testmur.Eventually(t, 2*time.Minute, func() bool {
+		recs := tracetest.Records(t, records)
+		for _, s := range tracetest.OfType[trace.TaskStart](t, recs) {
+			if s.Source == "detached_lost" {
+				report = s
+			}
+		}
+		return report.TaskID != "" && slices.ContainsFunc(tracetest.OfType[trace.TaskEnd](t, recs), func(e trace.TaskEnd) bool { return e.TaskID == report.TaskID })
+	}, "no detached_lost task ended in %s", records)
+	if report.Origin != "completion" || report.Lane != "bg" || report.Trust != "trusted" {
+		t.Errorf("the report's task_start = %+v", report)
+	}
+	lost := tracetest.OfType[trace.ShellLost](t, tracetest.Records(t, oldRecords))
+	newSes := filepath.Base(records)
+	if len(lost) != 1 || lost[0].WorkID != detached[0].WorkID || lost[0].Command != detached[0].Command || lost[0].Binary != "bash" ||
+		lost[0].ReconciledBySession != newSes || lost[0].ReconciledTaskID != report.TaskID || lost[0].DetachedAtMS <= 0 {
+		t.Errorf("shell_lost = %+v, want one for %s reconciled by %s / %s", lost, detached[0].WorkID, newSes, report.TaskID)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+
+	// Resuming the same session again: nothing is reported twice.
+	again, _, againRecords := startAskDoor(t, e, "--resume", oldSes)
+	if err := again.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	again.wait()
+	for _, s := range tracetest.OfType[trace.TaskStart](t, tracetest.Records(t, againRecords)) {
+		if s.Source == "detached_lost" {
+			t.Errorf("a second resume reported again: %+v", s)
+		}
+	}
+	if n := len(tracetest.OfType[trace.ShellLost](t, tracetest.Records(t, oldRecords))); n != 1 {
+		t.Errorf("shell_lost lines = %d after the second resume, want 1", n)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/conversation"
@@ -17,6 +19,7 @@ import (
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/trace"
 )
 
 // Resume modes of mur run --resume-mode.
@@ -36,6 +39,12 @@ type Resumed struct {
 	// Waiting is the context's task the session left waiting for input
 	// (--resume only), nil when none.
 	Waiting *Waiting
+	// Lost are the background commands the session left with no outcome
+	// (--resume only), reported once by a detached_lost completion task.
+	Lost []trace.ShellLost
+	// TracePath is the resumed session's trace.jsonl (--resume only).
+	TracePath  string
+	startEvent string
 }
 
 // Waiting is a task the resumed session left waiting for input (input.md):
@@ -57,6 +66,8 @@ type Waiting struct {
 type traceFacts struct {
 	sessionID, contextID string
 	unended              *Waiting
+	startEvent           string // session_start's event id
+	lost                 []trace.ShellLost
 }
 
 // readResumeTrace reads a session's trace.jsonl, skipping lines it cannot
@@ -76,6 +87,8 @@ func readResumeTrace(tracePath string) (traceFacts, error) {
 	}
 	tasks := map[string]*task{}
 	var order []string
+	detached := map[string]trace.ShellLost{} // background commands with no outcome yet
+	var works []string
 	get := func(id string) *task {
 		tk := tasks[id]
 		if tk == nil {
@@ -97,6 +110,11 @@ func readResumeTrace(tracePath string) (traceFacts, error) {
 			Origin       string `json:"origin"`
 			Trust        string `json:"trust"`
 			CallerMember string `json:"caller_member"`
+			EventID      string `json:"event_id"`
+			Timestamp    int64  `json:"timestamp"`
+			WorkID       string `json:"work_id"`
+			Binary       string `json:"binary"`
+			Command      string `json:"command"`
 		}
 		if json.Unmarshal(sc.Bytes(), &h) != nil {
 			continue
@@ -105,6 +123,13 @@ func readResumeTrace(tracePath string) (traceFacts, error) {
 			tf.sessionID = h.SessionID
 		}
 		switch h.EventType {
+		case "session_start":
+			tf.startEvent = h.EventID
+		case "shell_detached":
+			detached[h.WorkID] = trace.ShellLost{WorkID: h.WorkID, Binary: h.Binary, Command: h.Command, DetachedAtMS: h.Timestamp}
+			works = append(works, h.WorkID)
+		case "shell_completed", "shell_abandoned", "shell_lost":
+			delete(detached, h.WorkID)
 		case "a2a_task_received":
 			get(h.TaskID).w.MessageID = h.MessageID
 		case "task_start":
@@ -124,6 +149,12 @@ func readResumeTrace(tracePath string) (traceFacts, error) {
 		if tk := tasks[id]; !tk.ended && tk.context == tf.contextID {
 			w := tk.w
 			tf.unended = &w
+		}
+	}
+	for _, id := range works {
+		if l, ok := detached[id]; ok {
+			tf.lost = append(tf.lost, l)
+			delete(detached, id)
 		}
 	}
 	return tf, sc.Err()
@@ -189,7 +220,8 @@ func (l *Launch) Resume(tracePath, mode string) error {
 		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordFile(path))
 	}
 	l.LaunchContextID = ctxID
-	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: conversation.Messages(es)}
+	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: conversation.Messages(es),
+		Lost: tf.lost, TracePath: tracePath, startEvent: tf.startEvent}
 	if w := tf.unended; w != nil && waitingIn(es, w) {
 		l.Resumed.Waiting = w
 	}
@@ -295,4 +327,64 @@ func (t *taskRun) resumeWaiting() bool {
 	t.turns++ // the asking turn is this task's too
 	t.mu.Unlock()
 	return true
+}
+
+// reportLost starts the one detached_lost completion task (origin
+// completion, lane bg) naming every background command the resumed session
+// left with no outcome, and appends a shell_lost line for each to that
+// session's trace, which keeps a second resume from reporting them again.
+func (s *Session) reportLost() {
+	r := s.l.Resumed
+	if r == nil || len(r.Lost) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s ended without an outcome for %d background command(s); they are lost: no exit code, output or log exists.\n", r.SessionID, len(r.Lost))
+	for _, l := range r.Lost {
+		fmt.Fprintf(&b, "\n- %s: %s (%s), moved to the background at %s (%d ms)", l.WorkID, l.Command, l.Binary,
+			time.UnixMilli(l.DetachedAtMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"), l.DetachedAtMS)
+	}
+	msg := a2a.Message{MessageID: a2a.NewID(a2a.PrefixMessage), Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(b.String())}}
+	prov := tasktable.Provenance{Origin: a2a.OriginCompletion, Trust: a2a.TrustTrusted, Source: sourceDetachedLost}
+	t, err := s.reg.Submit(prov, msg)
+	if err != nil {
+		return
+	}
+	if err := appendLost(r, s.id, string(t.ID), s.now); err != nil {
+		s.bootstrap(fmt.Sprintf("shell_lost could not be written to %s: %v\n", r.TracePath, err))
+	}
+}
+
+// sourceDetachedLost is the task_start source of the report of lost
+// background commands.
+const sourceDetachedLost = "detached_lost"
+
+// appendLost appends r.Lost's shell_lost lines to the resumed session's
+// trace, after a line cut by the kill is ended.
+func appendLost(r *Resumed, by, taskID string, now func() time.Time) error {
+	f, err := os.OpenFile(r.TracePath, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			_, _ = f.Write([]byte("\n"))
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	w, err := trace.Open(r.TracePath, r.SessionID, now)
+	if err != nil {
+		return err
+	}
+	for _, l := range r.Lost {
+		l.ReconciledBySession, l.ReconciledTaskID = by, taskID
+		if _, err := w.WriteUnder(r.startEvent, "", l); err != nil {
+			_ = w.Close()
+			return err
+		}
+	}
+	return w.Close()
 }

@@ -239,6 +239,7 @@ func (s *Session) begin() error {
 	if err := s.restoreWaiting(); err != nil {
 		return err
 	}
+	s.reportLost()
 	if s.l.HasTask {
 		if err := os.WriteFile(filepath.Join(s.runtimeDir, "task.md"), []byte(s.l.TaskText), 0o600); err != nil {
 			s.bootstrap(fmt.Sprintf("task.md could not be written: %v\n", err))

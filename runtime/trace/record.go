@@ -69,6 +69,7 @@ var kinds = []Kind{
 	{"shell_detached", ShellDetached{}, ParentTurn, true},
 	{"shell_completed", ShellCompleted{}, ParentSession, false},
 	{"shell_abandoned", ShellAbandoned{}, ParentSession, false},
+	{"shell_lost", ShellLost{}, ParentSession, true},
 	{"background_command", BackgroundCommand{}, ParentTurn, false},
 	{"session_status", SessionStatus{}, ParentTurn, false},
 	{"deadline_notice", DeadlineNotice{}, ParentTurn, false},

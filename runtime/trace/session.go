@@ -229,6 +229,19 @@ type ShellAbandoned struct {
 	RunningMS int64  `json:"running_ms"`
 }
 
+// ShellLost is shell_lost: a background command of a session killed
+// outright (a shell_detached with no shell_completed, shell_abandoned or
+// shell_lost), found by a later mur run --resume and appended to that
+// session's trace, so a second resume does not report it again.
+type ShellLost struct {
+	WorkID              string `json:"work_id"`
+	Binary              string `json:"binary"`
+	Command             string `json:"command"`
+	DetachedAtMS        int64  `json:"detached_at_ms"`        // the shell_detached line's timestamp
+	ReconciledBySession string `json:"reconciled_by_session"` // the resuming session
+	ReconciledTaskID    string `json:"reconciled_task_id"`    // its detached_lost completion task
+}
+
 func (SessionStart) EventType() string        { return "session_start" }
 func (SessionEnd) EventType() string          { return "session_end" }
 func (Retention) EventType() string           { return "retention" }
@@ -239,6 +252,7 @@ func (A2ATaskReceived) EventType() string     { return "a2a_task_received" }
 func (TaskRejected) EventType() string        { return "task_rejected" }
 func (ShellCompleted) EventType() string      { return "shell_completed" }
 func (ShellAbandoned) EventType() string      { return "shell_abandoned" }
+func (ShellLost) EventType() string           { return "shell_lost" }
 
 func (SessionStart) task() string        { return "" }
 func (SessionEnd) task() string          { return "" }
@@ -250,3 +264,4 @@ func (r A2ATaskReceived) task() string   { return r.TaskID }
 func (r TaskRejected) task() string      { return r.TaskID }
 func (ShellCompleted) task() string      { return "" }
 func (ShellAbandoned) task() string      { return "" }
+func (ShellLost) task() string           { return "" }
