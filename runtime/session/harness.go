@@ -89,7 +89,7 @@ func (s *Session) startHarness() error {
 	}
 	h.env = h.d.Env(allow, s.lookupEnv)
 	s.hx = h
-	if s.sandbox.Class() == proc.Scoped {
+	if s.sandbox.Class() != proc.Advisory { // sealed too: the CLI must reach its model endpoint
 		g := h.d.Grants(h.env, h.binary, h.dir)
 		sb, err := proc.NewSandbox(s.harnessPolicy(g), nil)
 		if err != nil {
@@ -100,8 +100,8 @@ func (s *Session) startHarness() error {
 	return nil
 }
 
-// harnessPolicy is what a scoped session's harness CLI may reach, like a
-// tool process but with its own grants: read-write the accessible
+// harnessPolicy is what a scoped or sealed session's harness CLI may
+// reach, like a tool process but with its own grants: read-write the accessible
 // workdir, <H> and the CLI's config, state and temp directories
 // (harness.Dialect.Grants), never what the formation runs; read-only the
 // system paths, its PATH directories (none that would open $MURMUR_HOME)
