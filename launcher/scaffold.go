@@ -64,8 +64,10 @@ func ScaffoldSummary(name string, p manifest.Preset) string {
 		rows = append(rows, [2]string{name + "/.env.example", fmt.Sprintf("names %s, the key both members read", p.KeyEnv)})
 		next = append(next, fmt.Sprintf("cp %[1]s/.env.example %[1]s/.env    # then set %[2]s in %[1]s/.env", name, p.KeyEnv))
 	}
-	next = append(next, "mur install -g "+name+"/lead", "mur install -g "+name+"/worker",
-		fmt.Sprintf("mur run --roster %s --task \"<your task>\"", name))
+	// The members go into the formation's own project store, so a second
+	// scaffold of the same name elsewhere never meets them.
+	next = append(next, "cd "+name, "mur install lead", "mur install worker",
+		"mur run --roster . --task \"<your task>\"")
 	w := 0
 	for _, r := range rows {
 		w = max(w, len(r[0]))

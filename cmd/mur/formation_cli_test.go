@@ -25,9 +25,10 @@ const crewSummary = `Scaffolded formation 'crew' in ./crew
   crew/worker/murmur.yaml   capsule crew-worker@0.1.0, serves peers, scripted driver
 
 Next:
-  mur install -g crew/lead
-  mur install -g crew/worker
-  mur run --roster crew --task "<your task>"
+  cd crew
+  mur install lead
+  mur install worker
+  mur run --roster . --task "<your task>"
 `
 
 // TestNewRoster covers FCLI-9: the files, the exact stdout, and the refusals.

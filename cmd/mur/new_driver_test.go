@@ -14,8 +14,9 @@ import (
 
 // followNext runs a scaffold's "Next:" lines from dir as a user would: a
 // cp of .env.example copies it with the key set to key, `ollama pull` is
-// left out (the fake serves every model), mur commands run for real and
-// must succeed; it returns the last one's stdout.
+// left out (the fake serves every model), a cd moves where the next lines
+// run, mur commands run for real and must succeed; it returns the last
+// one's stdout.
 func (e *artEnv) followNext(t *testing.T, dir, stdout, key string) string {
 	t.Helper()
 	_, next, ok := strings.Cut(stdout, "\nNext:\n")
@@ -37,6 +38,8 @@ func (e *artEnv) followNext(t *testing.T, dir, stdout, key string) string {
 				t.Fatalf("%s names no key to set:\n%s", words[1], data)
 			}
 			e.write(t, map[string]string{filepath.Join(dir, words[2]): set})
+		case words[0] == "cd":
+			dir = filepath.Join(dir, words[1])
 		case words[0] == "ollama":
 		case words[0] == "mur":
 			out, errOut, code := e.mur(t, dir, quotedFields(c)[1:]...)

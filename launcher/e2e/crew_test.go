@@ -15,16 +15,20 @@ import (
 	"github.com/murmur-go/mur/internal/testmur"
 )
 
-// scaffoldCrew runs mur new --roster crew and installs both members
-// globally (FCLI-9's Next: lines).
+// scaffoldCrew runs mur new --roster crew and installs both members into
+// crew's project store, as its Next: lines say.
 func scaffoldCrew(t *testing.T, w *world) {
 	t.Helper()
-	if _, errOut, code := w.run(t, ".", "new", "--roster", "crew"); code != 0 {
+	out, errOut, code := w.run(t, ".", "new", "--roster", "crew")
+	if code != 0 {
 		t.Fatalf("mur new --roster crew: %d %s", code, errOut)
 	}
+	if want := "Next:\n  cd crew\n  mur install lead\n  mur install worker\n  mur run --roster . --task \"<your task>\"\n"; !strings.HasSuffix(out, want) {
+		t.Fatalf("mur new --roster crew printed\n%s\nwant it to end\n%s", out, want)
+	}
 	for _, m := range []string{"lead", "worker"} {
-		if _, errOut, code := w.run(t, ".", "install", "-g", "crew/"+m); code != 0 {
-			t.Fatalf("mur install -g crew/%s: %d %s", m, code, errOut)
+		if _, errOut, code := w.run(t, "crew", "install", m); code != 0 {
+			t.Fatalf("mur install %s in crew: %d %s", m, code, errOut)
 		}
 	}
 }
