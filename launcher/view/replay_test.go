@@ -181,6 +181,8 @@ func TestTimelineMarksCompaction(t *testing.T) {
 	}{
 		{trace.Compaction{Turn: 5, TaskID: "tsk_1", HookName: "murmur-hook-compact", TokensBefore: 13580, TokensBeforeSource: "estimate", TokensAfter: 2955},
 			"turn 5 · compaction (murmur-hook-compact)", "compacted", "13580 → 2955 tokens (estimate count before)"},
+		{trace.Compaction{Turn: 3, TaskID: "tsk_1", HookName: "claude", TokensBefore: 155331, TokensBeforeSource: "harness", Source: "harness", Trigger: "auto"},
+			"turn 3 · compaction (claude)", "compacted", "155331 tokens before (the harness's own, auto)"},
 		{trace.CompactionDeclined{Turn: 7, TaskID: "tsk_1", Tokens: 14000, Reason: "unresolved_tool_call"},
 			"turn 7 · compaction declined", "declined", "unresolved_tool_call at 14000 tokens"},
 		{trace.Inference{Turn: 5, TaskID: "tsk_1", Choice: "primary", Decision: "end_turn", Origin: "hook:murmur-hook-compact"},

@@ -105,6 +105,9 @@ func item(r *record, prev int64) (Item, bool) {
 		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · compaction (%s)", b.Turn, b.HookName)
 		it.Status, it.Detail = "compacted", fmt.Sprintf("%d → %d tokens (%s count before)", b.TokensBefore, b.TokensAfter, b.TokensBeforeSource)
+		if b.Source == "harness" {
+			it.Detail = fmt.Sprintf("%d tokens before (the harness's own, %s)", b.TokensBefore, b.Trigger)
+		}
 	case trace.CompactionDeclined:
 		it.Turn = ptr(int64(b.Turn))
 		it.Title = fmt.Sprintf("turn %d · compaction declined", b.Turn)

@@ -21,6 +21,11 @@ type claudeLine struct {
 	MCPServers    []claudeMCP     `json:"mcp_servers"`
 	Message       *claudeMessage  `json:"message"`
 	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
+	// system compact_boundary
+	CompactMetadata *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"pre_tokens"`
+	} `json:"compact_metadata"`
 	// result
 	IsError        bool            `json:"is_error"`
 	Result         json.RawMessage `json:"result"`
@@ -75,6 +80,9 @@ func (p *claudeParser) Line(b []byte) []Event {
 	}
 	switch l.Type {
 	case "system":
+		if l.Subtype == "compact_boundary" && l.CompactMetadata != nil {
+			return append(evs, Compacted{Trigger: l.CompactMetadata.Trigger, PreTokens: l.CompactMetadata.PreTokens})
+		}
 		if l.Subtype != "init" {
 			return evs
 		}

@@ -5,7 +5,7 @@ import "github.com/murmur-go/mur/runtime/tool/status"
 // Event is one thing a run's event stream reports (process.md HEV-1, HEV-2),
 // as a dialect's Parser reads it from the harness's stdout. The set is
 // sealed: SessionReported, TurnOpened, ToolCalled, TurnClosed,
-// QuotaReported, BridgeFailed, Completed, Failed and Notice.
+// QuotaReported, BridgeFailed, Compacted, Completed, Failed and Notice.
 type Event interface{ event() }
 
 // Auth values of harness_session.auth (HREC-1).
@@ -80,6 +80,14 @@ type Failed struct {
 	Usage   Usage
 }
 
+// Compacted is the harness compacting its own conversation (claude's
+// system compact_boundary): why ("auto", "manual") and its count of the
+// conversation before.
+type Compacted struct {
+	Trigger   string
+	PreTokens int64
+}
+
 // Notice is a non-fatal line the harness log keeps (codex's item error).
 type Notice struct {
 	Text string
@@ -90,6 +98,7 @@ func (TurnOpened) event()      {}
 func (ToolCalled) event()      {}
 func (TurnClosed) event()      {}
 func (QuotaReported) event()   {}
+func (Compacted) event()       {}
 func (BridgeFailed) event()    {}
 func (Completed) event()       {}
 func (Failed) event()          {}

@@ -101,6 +101,8 @@ func TestParseLines(t *testing.T) {
 			`Failed kind=max-turns message="a; b" usage=-/-/-/-`},
 		{"claude api key", harness.Claude, []string{`{"type":"system","subtype":"init","session_id":"s","apiKeySource":"ANTHROPIC_API_KEY","mcp_servers":[{"name":"mur","status":"connected"}]}`},
 			"harness.SessionReported {ID:s Auth:api-key}"},
+		{"claude compact boundary", harness.Claude, []string{`{"type":"system","subtype":"compact_boundary","session_id":"s","uuid":"u","compact_metadata":{"trigger":"auto","pre_tokens":155331}}`},
+			"harness.Compacted {Trigger:auto PreTokens:155331}"},
 		{"claude one window", harness.Claude, []string{`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"seven_day_opus","utilization":1,"resetsAt":0}}`},
 			"QuotaReported seven-day-opus used=1 resets=true minutes=10080 state=exhausted"},
 		{"codex failure keeps the message", harness.Codex, []string{`{"type":"error","message":"Reconnecting... 1/5 (429 Too Many Requests)"}`, `{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 429 Too Many Requests"}}`},

@@ -277,6 +277,12 @@ func (t *taskRun) onEvent(r *hrun, st *runState, ev harness.Event, logf io.Write
 		}
 	case harness.QuotaReported:
 		h.addQuota(e.Windows)
+	case harness.Compacted: // the harness compacts its own conversation
+		t.mu.Lock()
+		turn := t.turns
+		t.mu.Unlock()
+		_, _ = s.tr.Write(trace.Compaction{Turn: turn, TaskID: t.id, HookName: h.d.Key, TokensBefore: e.PreTokens,
+			TokensBeforeSource: "harness", Source: "harness", Trigger: e.Trigger})
 	case harness.BridgeFailed:
 		st.terminal, st.kind, st.msg = runFailed, harness.FailHarness, bridgeFailedMsg
 		st.stop = runFailed

@@ -261,6 +261,15 @@ func duration(tr *Trace) int64 {
 	return tr.End.DurationMS
 }
 
+// compactionText is one compaction: its turn, its compactor and the sizes;
+// a harness's own names its trigger and the size it reported before.
+func compactionText(c trace.Compaction) string {
+	if c.Source == "harness" {
+		return fmt.Sprintf("turn %d  %s compacted its own conversation (%s)  %s tokens before", c.Turn, c.HookName, c.Trigger, thousands(c.TokensBefore))
+	}
+	return fmt.Sprintf("turn %d  %s  %s → %s tokens", c.Turn, c.HookName, thousands(c.TokensBefore), thousands(c.TokensAfter))
+}
+
 // compactionLines lists each compaction check that fired: the tokens it
 // replaced and what the replacement makes, or why it was declined.
 func compactionLines(tr *Trace) []string {
@@ -268,7 +277,7 @@ func compactionLines(tr *Trace) []string {
 	for _, r := range tr.Compactions {
 		switch c := r.(type) {
 		case trace.Compaction:
-			out = append(out, fmt.Sprintf("  turn %d  %s  %s → %s tokens", c.Turn, c.HookName, thousands(c.TokensBefore), thousands(c.TokensAfter)))
+			out = append(out, "  "+compactionText(c))
 		case trace.CompactionDeclined:
 			out = append(out, fmt.Sprintf("  turn %d  declined: %s  (%s tokens)", c.Turn, c.Reason, thousands(c.Tokens)))
 		}

@@ -44,7 +44,8 @@ func EventOf(l trace.Line) (string, bool) {
 		}
 		return fmt.Sprintf("turn %d: %s", r.Turn, what), true
 	case trace.Compaction:
-		return fmt.Sprintf("turn %d: compaction  %s  %s → %s tokens", r.Turn, r.HookName, thousands(r.TokensBefore), thousands(r.TokensAfter)), true
+		turn, rest, _ := strings.Cut(compactionText(r), "  ")
+		return turn + ": compaction  " + rest, true
 	case trace.CompactionDeclined:
 		return fmt.Sprintf("turn %d: compaction declined: %s  (%s tokens)", r.Turn, r.Reason, thousands(r.Tokens)), true
 	case trace.ToolCall:

@@ -218,6 +218,8 @@ func TestTimelineCompaction(t *testing.T) {
 	}{
 		{trace.Compaction{Turn: 6, TaskID: "tsk_a", HookName: "murmur-hook-compact", TokensBefore: 12325, TokensBeforeSource: "estimate", TokensAfter: 5488},
 			"turn 6: compaction  murmur-hook-compact  12,325 → 5,488 tokens"},
+		{trace.Compaction{Turn: 3, TaskID: "tsk_a", HookName: "claude", TokensBefore: 155331, TokensBeforeSource: "harness", Source: "harness", Trigger: "auto"},
+			"turn 3: compaction  claude compacted its own conversation (auto)  155,331 tokens before"},
 		{trace.CompactionDeclined{Turn: 9, TaskID: "tsk_a", Tokens: 14000, Reason: "no_hook_replacement"},
 			"turn 9: compaction declined: no_hook_replacement  (14,000 tokens)"},
 		{trace.Inference{Turn: 6, TaskID: "tsk_a", Decision: "end_turn", Origin: "hook:murmur-hook-compact"},

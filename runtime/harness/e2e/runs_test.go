@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -268,5 +270,34 @@ func TestStatusAcrossRuns(t *testing.T) {
 	}
 	if st.Spend["tokens"] != float64(15) || st.Spend["ceiling"] != "none" || st.Spend["machine"] != "none" {
 		t.Errorf("session-status spend = %v (%s)", st.Spend, body)
+	}
+}
+
+// TestHarnessCompactionRecorded: Claude Code's stream saying it compacted
+// its own conversation (system compact_boundary) is a compaction record of
+// source harness, naming the harness, the trigger and its count before,
+// at the turn it came after; mur trace show lists it.
+func TestHarnessCompactionRecorded(t *testing.T) {
+	t.Parallel()
+	c := newCap(t, "claude", "", "", `{"runs":[{"steps":[
+		{"tool":{"name":"echo","args":{"command":"one"}}},
+		{"raw":"{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"session_id\":\"s\",\"uuid\":\"u\",\"compact_metadata\":{\"trigger\":\"auto\",\"pre_tokens\":155331}}"},
+		{"tool":{"name":"echo","args":{"command":"two"}}},
+		{"answer":"done"}]}]}`)
+	r, _, stderr, code := c.run(t, "compact")
+	if code != 0 {
+		t.Fatalf("mur run = %d, stderr %s", code, stderr)
+	}
+	recs := records(t, r.RecordsDir)
+	cp := only[trace.Compaction](t, recs)
+	want := trace.Compaction{Turn: 1, TaskID: cp.TaskID, HookName: "claude", TokensBefore: 155331, TokensBeforeSource: "harness", Source: "harness", Trigger: "auto"}
+	if cp != want || cp.TaskID == "" {
+		t.Errorf("compaction = %+v, want %+v", cp, want)
+	}
+	cmd := exec.Command(mur, "trace", "show", r.SessionID)
+	cmd.Dir, cmd.Env = c.dir, testmur.Env(c.home)
+	out, errOut, code := testmur.Exec(t, cmd)
+	if code != 0 || !strings.Contains(out, "  turn 1  claude compacted its own conversation (auto)  155,331 tokens before\n") {
+		t.Errorf("mur trace show = %d\n%s%s", code, out, errOut)
 	}
 }
