@@ -26,12 +26,44 @@ func cardFetch(ctx context.Context, s *suite) error {
 	if err := json.Unmarshal(ex.body, &card); err != nil {
 		return failf("the card is not a JSON object: %v", err)
 	}
-	s.card, s.rawCard = &card, ex.body
+	s.card, s.rawCard, s.cardHeader = &card, ex.body, ex.header
 	s.murmur = card.Extension(a2a.ExtensionDoor) != nil
 	if mt := ex.mediaType(); mt != "application/json" {
 		return failf("Content-Type %q, want application/json (DOOR-3)", ex.header.Get("Content-Type"))
 	}
 	return nil
+}
+
+// cardCache: A2A §8.6.1 — the card's answer SHOULD carry Cache-Control with
+// a max-age directive and an ETag; a murmur door's SHOULD also say no-cache
+// (DOOR-3: the card names a session). Each one missing is a warning.
+func cardCache(_ context.Context, s *suite) error {
+	cc := strings.ToLower(s.cardHeader.Get("Cache-Control"))
+	switch {
+	case cc == "":
+		s.warnf("no Cache-Control header (A2A §8.6.1 SHOULD: one with max-age)")
+	case !hasDirective(cc, "max-age"):
+		s.warnf("Cache-Control %q has no max-age directive (A2A §8.6.1 SHOULD)", cc)
+	}
+	if s.murmur && !hasDirective(cc, "no-cache") {
+		s.warnf("Cache-Control %q, want no-cache on a murmur door (DOOR-3)", cc)
+	}
+	if s.cardHeader.Get("ETag") == "" {
+		s.warnf("no ETag header (A2A §8.6.1 SHOULD)")
+	}
+	return nil
+}
+
+// hasDirective reports whether a lower-cased Cache-Control value names the
+// directive, with or without an argument.
+func hasDirective(cc, name string) bool {
+	for _, d := range strings.Split(cc, ",") {
+		d, _, _ = strings.Cut(strings.TrimSpace(d), "=")
+		if d == name {
+			return true
+		}
+	}
+	return false
 }
 
 // cardShape: door.md §2 — the card must parse under a strict lf.a2a.v1.AgentCard parser.

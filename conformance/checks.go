@@ -9,6 +9,7 @@ func checks() []check {
 		// The Agent Card (door.md §2; A2A AgentCard).
 		{id: "card.fetch", tck: []string{"CARD-DISC-001"}, title: "The Agent Card is served at /.well-known/agent-card.json without a token", run: cardFetch},
 		{id: "card.shape", tck: []string{"CARD-STRUCT-001"}, title: "The card parses as a strict ProtoJSON lf.a2a.v1.AgentCard", run: cardShape},
+		{id: "card.cache", tck: []string{"CARD-CACHE-001", "CARD-CACHE-002"}, title: "The card is served with Cache-Control max-age and an ETag", run: cardCache},
 		{id: "card.signature", tck: []string{"CARD-SIGN-003"}, title: "Each signature on the card is a JWS naming alg and kid", run: cardSignature},
 		{id: "card.interface", tck: []string{"CARD-PROTO-001", "CARD-PROTO-002"}, title: "supportedInterfaces names a JSONRPC 1.0 interface", run: cardInterface},
 		{id: "card.capabilities", title: "capabilities are consistent", run: cardCapabilities},

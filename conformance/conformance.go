@@ -174,7 +174,9 @@ type suite struct {
 	card    *a2a.AgentCard // nil until card.fetch passed far enough
 	rawCard []byte
 	cardWhy string
-	murmur  bool // the card declares the murmur door extension
+	// cardHeader is the card answer's headers (card.cache).
+	cardHeader http.Header
+	murmur     bool // the card declares the murmur door extension
 
 	ended    *a2a.Task // a task the door holds in a terminal state (endedTask)
 	endedErr error

@@ -30,6 +30,8 @@ var notRequirementIDs = map[string]string{
 	"P-521":                   "an elliptic curve (FIPS 186)",
 	"W-42":                    "test data: a work id",
 	"WORKER-0123":             "test data: a member name in a case test",
+	"CARD-CACHE-001":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
+	"CARD-CACHE-002":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
 	"CARD-DISC-001":           "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
 	"CARD-PROTO-001":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
 	"CARD-PROTO-002":          "the A2A TCK's requirement ID a conformance check names (a2aproject/a2a-tck)",
