@@ -122,6 +122,10 @@ func runConversation(_ context.Context, env *Env, args []string) int {
 		return 0
 	}
 	for _, e := range es {
+		if e.Kind == conversation.KindCompaction {
+			fmt.Fprintf(env.out(), "%s  %-9s  %s  replaces from %s with %d messages\n", e.At, e.Kind, e.ID, e.Replaces, len(e.Messages))
+			continue
+		}
 		fmt.Fprintf(env.out(), "%s  %-9s  %s  %s\n", e.At, e.Role, e.ID, blocksText(e.Blocks))
 	}
 	return 0

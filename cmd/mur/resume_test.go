@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -503,5 +505,71 @@ func TestResumeDetachedLost(t *testing.T) {
 	}
 	if n := len(tracetest.OfType[trace.ShellLost](t, tracetest.Records(t, oldRecords))); n != 1 {
 		t.Errorf("shell_lost lines = %d after the second resume, want 1", n)
+	}
+}
+
+// A compaction is in the record: a resume after a task that compacted
+// starts from the compacted conversation — its first request is the last
+// request before it (as the model saw it after each compaction), the
+// answer, then the new task — not from the whole history, which would not
+// fit the window.
+func TestResumeAfterCompaction(t *testing.T) {
+	const turns, window = 12, 16000
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test", ContextWindow: window})
+	defer srv.Close()
+	var mu sync.Mutex
+	agent := 0
+	srv.SetHandler(func(r fake.Request) fake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(r.Decoded.Tools) == 0 {
+			return fake.Text("the agent has listed numbers; keep going")
+		}
+		agent++
+		if agent > turns {
+			return fake.Text("counted to the end")
+		}
+		return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)})
+	})
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": fmt.Sprintf("name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: %d\n", window) + compactArtifact +
+			fmt.Sprintf("inference:\n  max_turns: %d\n  max_tokens: 1024\n", turns+10) +
+			"  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\n  compaction: {threshold: 0.8}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	if stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers"); code != 0 || !strings.Contains(stdout, "counted to the end") {
+		t.Fatalf("first run: exit %d, %q %q", code, stdout, stderr)
+	}
+	if cs := recordsOf(t, sessionRecords(t, e), "compaction"); len(cs) == 0 {
+		t.Fatal("the first run did not compact")
+	}
+	agentRequests := func() []fake.Request {
+		var out []fake.Request
+		for _, r := range srv.Requests() {
+			if len(r.Decoded.Tools) > 0 {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	before := agentRequests()
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--resume", "--task", "carry on")
+	if code != 0 || !strings.HasSuffix(stdout, "counted to the end\nstatus:  ok\n") {
+		t.Fatalf("resume: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	after := agentRequests()
+	if len(after) != len(before)+1 {
+		t.Fatalf("agent requests = %d, want %d", len(after), len(before)+1)
+	}
+	last, got := rawMessages(t, before[len(before)-1].Body), rawMessages(t, after[len(after)-1].Body)
+	want := append(append([]json.RawMessage{}, last...), json.RawMessage(`{"role":"assistant","content":"counted to the end"}`), json.RawMessage(`{"role":"user","content":"carry on"}`))
+	if len(got) != len(want) {
+		t.Fatalf("resumed request has %d messages, want %d (the compacted conversation, the answer, the task)", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("message %d differs:\n got %.200s\nwant %.200s", i, got[i], want[i])
+		}
 	}
 }

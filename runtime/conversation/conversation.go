@@ -37,15 +37,24 @@ const (
 )
 
 // Entry is one line of the record: the message as the model saw it, the
-// task and session that put it there, and when (RFC 3339, UTC, ms).
+// task and session that put it there, and when (RFC 3339, UTC, ms). A
+// compaction entry (Kind KindCompaction) carries no message of its own: it
+// replaces the messages from the one whose id is Replaces to its line with
+// Messages, the conversation the model went on from.
 type Entry struct {
-	ID        string         `json:"id"` // msg_…
-	Role      driver.Role    `json:"role"`
-	Blocks    []driver.Block `json:"blocks"`
-	TaskID    string         `json:"task_id"`
-	SessionID string         `json:"session_id"`
-	At        string         `json:"at"`
+	ID        string           `json:"id"` // msg_…
+	Kind      string           `json:"kind,omitempty"`
+	Role      driver.Role      `json:"role,omitempty"`
+	Blocks    []driver.Block   `json:"blocks,omitempty"`
+	Replaces  string           `json:"replaces,omitempty"`
+	Messages  []driver.Message `json:"messages,omitempty"`
+	TaskID    string           `json:"task_id"`
+	SessionID string           `json:"session_id"`
+	At        string           `json:"at"`
 }
+
+// KindCompaction marks a compaction entry.
+const KindCompaction = "compaction"
 
 // Message is e as the driver takes it.
 func (e Entry) Message() driver.Message {
@@ -225,11 +234,24 @@ func read(r io.ReadSeeker) (es []Entry, whole int64, err error) {
 	}
 }
 
-// Messages is es as the driver takes them.
+// Messages is the conversation es leaves, as the driver takes it: each
+// message in order, a compaction entry replacing the messages from the one
+// it names (all of them when that one is not there) with its own.
 func Messages(es []Entry) []driver.Message {
-	out := make([]driver.Message, len(es))
-	for i, e := range es {
-		out[i] = e.Message()
+	out := make([]driver.Message, 0, len(es))
+	for _, e := range es {
+		if e.Kind != KindCompaction {
+			out = append(out, e.Message())
+			continue
+		}
+		from := 0
+		for i, m := range out {
+			if m.ID == e.Replaces {
+				from = i
+				break
+			}
+		}
+		out = append(out[:from], e.Messages...)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,38 @@ func TestContextDirName(t *testing.T) {
 	}
 	if got := ContextDirName("../etc"); got == "../etc" || len(got) != len("ctx-sha256-")+64 {
 		t.Errorf("unsafe id used as a path: %q", got)
+	}
+}
+
+// A compaction entry replaces the messages from the one it names with its
+// own; naming none there, it replaces them all.
+func TestMessagesCompaction(t *testing.T) {
+	msg := func(id string) Entry { return Entry{ID: id, Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(id)}} }
+	compact := func(replaces string, ids ...string) Entry {
+		e := Entry{ID: "msg_c", Kind: KindCompaction, Replaces: replaces}
+		for _, id := range ids {
+			e.Messages = append(e.Messages, msg(id).Message())
+		}
+		return e
+	}
+	ids := func(ms []driver.Message) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	cases := []struct {
+		es   []Entry
+		want string
+	}{
+		{[]Entry{msg("a"), msg("b"), msg("c"), compact("b", "b", "s"), msg("d")}, "a,b,s,d"},
+		{[]Entry{msg("a"), msg("b"), compact("gone", "s"), msg("d")}, "s,d"},
+		{[]Entry{msg("a"), compact("a", "s1"), msg("b"), compact("s1", "s2"), msg("c")}, "s2,c"},
+	}
+	for i, c := range cases {
+		if got := ids(Messages(c.es)); got != c.want {
+			t.Errorf("case %d: %s, want %s", i, got, c.want)
+		}
 	}
 }

@@ -78,8 +78,8 @@ func (t *taskRun) compactCheck(ctx context.Context, turn int) (agent.Ending, boo
 		return decline(declinedUnresolved)
 	}
 	t.from = indexOf(msgs, t.msgs, t.from)
+	t.recordCompaction(msgs)
 	t.msgs = msgs
-	t.recorded = len(msgs) // the conversation record keeps the history as it was
 	source := "estimate"
 	if c.Actual {
 		source = "actual"

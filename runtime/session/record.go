@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/conversation"
+	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/trace"
 )
@@ -121,5 +123,28 @@ func (t *taskRun) recordMessages(sync bool) {
 		if err := w.Sync(); err != nil {
 			t.s.bootstrap(fmt.Sprintf("conversation record: %v\n", err))
 		}
+	}
+}
+
+// recordCompaction appends the compaction of the task's conversation into
+// msgs to its record, after the messages not yet in it: a compaction entry
+// replacing them from the conversation's first, so a resume starts from
+// what the model went on from (fsynced, as the trace's compaction record).
+func (t *taskRun) recordCompaction(msgs []driver.Message) {
+	t.recordMessages(false)
+	t.recorded = len(msgs)
+	w := t.s.record(string(t.run.ContextID()))
+	if w == nil || len(t.msgs) == 0 {
+		return
+	}
+	at := t.s.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	e := conversation.Entry{ID: a2a.NewID(a2a.PrefixMessage), Kind: conversation.KindCompaction, Replaces: t.msgs[0].ID,
+		Messages: msgs, TaskID: t.id, SessionID: t.s.id, At: at}
+	if err := w.Append(e); err != nil {
+		t.s.bootstrap(fmt.Sprintf("conversation record: %v\n", err))
+		return
+	}
+	if err := w.Sync(); err != nil {
+		t.s.bootstrap(fmt.Sprintf("conversation record: %v\n", err))
 	}
 }
