@@ -148,7 +148,9 @@ func TestContextDirName(t *testing.T) {
 // A compaction entry replaces the messages from the one it names with its
 // own; naming none there, it replaces them all.
 func TestMessagesCompaction(t *testing.T) {
-	msg := func(id string) Entry { return Entry{ID: id, Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(id)}} }
+	msg := func(id string) Entry {
+		return Entry{ID: id, Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(id)}}
+	}
 	compact := func(replaces string, ids ...string) Entry {
 		e := Entry{ID: "msg_c", Kind: KindCompaction, Replaces: replaces}
 		for _, id := range ids {
