@@ -16,7 +16,6 @@ import (
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/session"
 	"github.com/murmur-go/mur/runtime/spawn"
-	"github.com/murmur-go/mur/runtime/tool/peerfile"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -75,7 +74,7 @@ func serveDoor(sess *session.Session, l *session.Launch, ln net.Listener, url, h
 		completions = hub // DLG-7: a child's completion reaches its delegation
 	}
 	var peerFiles door.PeerFiles
-	if p := sess.PeerFiles(); p != nil {
+	if p := sess.Tools().PeerFiles(); p != nil {
 		peerFiles = p // PFILE-5: GET /resources/peer/<handle>
 	}
 	srv, err := door.New(door.Config{
@@ -194,5 +193,4 @@ func removeRunning(home, ses string) { _ = murhome.RemoveRunning(home, ses) }
 
 var (
 	_ door.Completions = (*spawn.Hub)(nil)
-	_ door.PeerFiles   = (*peerfile.Plane)(nil)
 )

@@ -98,11 +98,6 @@ func Serve(ctx context.Context, l *session.Launch, ln net.Listener, cfg Config) 
 	if l.Exit == nil && cfg.Exit != nil {
 		l.Exit = c.exitNow
 	}
-	if err := wireMember(l); err != nil {
-		ln.Close()
-		l.Close()
-		return Result{}, err
-	}
 	for _, w := range l.Warnings {
 		fmt.Fprint(c.stderr, w.Render())
 	}

@@ -39,7 +39,7 @@ var rules = map[string][]string{
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round; a
 	// harness thread file sits in its context's conversation directory.
-	"runtime/harness":   {"runtime/atomicfile", "runtime/conversation", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool/status"},
+	"runtime/harness":   {"runtime/atomicfile", "runtime/conversation", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool"},
 	"internal/testmur":  {"runtime/wire"},
 	"internal/otlptest": {},
 	// The scripted test door's executor: the task table and its texts.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +130,62 @@ func listPackages(t *testing.T) []pkg {
 func TestLayers(t *testing.T) {
 	for _, v := range layerViolations(listPackages(t)) {
 		t.Error(v)
+	}
+}
+
+// TestToolsBuiltInOnePlace: runtime/toolset is the one production importer
+// of the concrete tool packages (runtime/tool/<name>); the session and
+// everything above it reach a tool only through the core (runtime/tool) and
+// the set the builder returns.
+func TestToolsBuiltInOnePlace(t *testing.T) {
+	for _, v := range toolBuilderViolations(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
+// toolBuilderViolations returns one sentence per production import of a
+// concrete tool package from outside runtime/tool/ and runtime/toolset.
+func toolBuilderViolations(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		rel, ok := relative(p.ImportPath)
+		if !ok || testOnly(rel) || rel == "runtime/toolset" || match("runtime/tool/...", rel) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			irel, ok := relative(imp)
+			if ok && irel != "runtime/tool" && match("runtime/tool/...", irel) {
+				bad = append(bad, fmt.Sprintf("%s imports the concrete tool package %s: only runtime/toolset builds tools", rel, irel))
+			}
+		}
+	}
+	return bad
+}
+
+// TestToolsBuiltInOnePlaceRefuses: the check reports a session that names a
+// tool package and passes the builder, a tool's own sibling-free imports
+// and the core.
+func TestToolsBuiltInOnePlaceRefuses(t *testing.T) {
+	p := func(path string, imports ...string) pkg {
+		q := pkg{ImportPath: module + "/" + path}
+		for _, i := range imports {
+			q.Imports = append(q.Imports, module+"/"+i)
+		}
+		return q
+	}
+	got := toolBuilderViolations([]pkg{
+		p("runtime/session", "runtime/tool", "runtime/tool/shell"),
+		p("capsule", "runtime/tool/peerfile"),
+		p("runtime/toolset", "runtime/tool/shell", "runtime/tool/member"),
+		p("runtime/tool/plan", "runtime/tool"),
+		p("internal/capsuletest", "runtime/tool/member"),
+	})
+	want := []string{
+		"runtime/session imports the concrete tool package runtime/tool/shell: only runtime/toolset builds tools",
+		"capsule imports the concrete tool package runtime/tool/peerfile: only runtime/toolset builds tools",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("violations = %q, want %q", got, want)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/murmur-go/mur/runtime/tool/status"
+	"github.com/murmur-go/mur/runtime/tool"
 )
 
 // claudeToolPrefix is how Claude Code shows the model a bridged tool
@@ -177,7 +177,7 @@ type claudeWindow struct {
 // claudeQuota maps rate_limit_info to session-status quota entries (HEV-6):
 // each unifiedWindows key is one entry; without them, rateLimitType names
 // the one entry its fields make.
-func claudeQuota(raw json.RawMessage) []status.QuotaWindow {
+func claudeQuota(raw json.RawMessage) []tool.QuotaWindow {
 	var info struct {
 		claudeWindow
 		UnifiedWindows map[string]claudeWindow `json:"unifiedWindows"`
@@ -189,11 +189,11 @@ func claudeQuota(raw json.RawMessage) []status.QuotaWindow {
 		if info.RateLimitType == "" {
 			return nil
 		}
-		return []status.QuotaWindow{quotaWindow(info.RateLimitType, info.claudeWindow)}
+		return []tool.QuotaWindow{quotaWindow(info.RateLimitType, info.claudeWindow)}
 	}
 	// Keys in the order the line holds them (first report order, HEV-6).
 	keys := objectKeys(raw, "unifiedWindows")
-	out := make([]status.QuotaWindow, 0, len(keys))
+	out := make([]tool.QuotaWindow, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, quotaWindow(k, info.UnifiedWindows[k]))
 	}
@@ -202,8 +202,8 @@ func claudeQuota(raw json.RawMessage) []status.QuotaWindow {
 
 // quotaWindow is one HEV-6 entry: the name with _ as -, utilization,
 // resetsAt as RFC 3339 UTC, the window's minutes when known, the state.
-func quotaWindow(key string, w claudeWindow) status.QuotaWindow {
-	q := status.QuotaWindow{Name: strings.ReplaceAll(key, "_", "-"), Used: w.Utilization}
+func quotaWindow(key string, w claudeWindow) tool.QuotaWindow {
+	q := tool.QuotaWindow{Name: strings.ReplaceAll(key, "_", "-"), Used: w.Utilization}
 	if w.ResetsAt != nil {
 		q.ResetsAt = time.Unix(*w.ResetsAt, 0).UTC().Format(time.RFC3339)
 	}
@@ -215,11 +215,11 @@ func quotaWindow(key string, w claudeWindow) status.QuotaWindow {
 	}
 	switch w.Status {
 	case "allowed":
-		q.State = status.QuotaOK
+		q.State = tool.QuotaOK
 	case "allowed_warning":
-		q.State = status.QuotaWarning
+		q.State = tool.QuotaWarning
 	case "rejected":
-		q.State = status.QuotaExhausted
+		q.State = tool.QuotaExhausted
 	}
 	return q
 }

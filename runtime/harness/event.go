@@ -1,6 +1,6 @@
 package harness
 
-import "github.com/murmur-go/mur/runtime/tool/status"
+import "github.com/murmur-go/mur/runtime/tool"
 
 // Event is one thing a run's event stream reports (process.md HEV-1, HEV-2),
 // as a dialect's Parser reads it from the harness's stdout. The set is
@@ -59,7 +59,7 @@ func closeTurn(open *string, evs []Event) []Event {
 // QuotaReported is claude's rate-limit windows (HEV-6), already mapped to
 // session-status quota entries.
 type QuotaReported struct {
-	Windows []status.QuotaWindow
+	Windows []tool.QuotaWindow
 }
 
 // BridgeFailed is a harness that reports it could not use the loopback

@@ -8,7 +8,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/store"
-	"github.com/murmur-go/mur/runtime/tool/artifact"
+	"github.com/murmur-go/mur/runtime/toolset"
 )
 
 // resolveArtifacts is MAN-4 step 8 (store.CheckArtifacts: E-RUN-003,
@@ -54,7 +54,7 @@ func (l *Launch) resolveArtifacts(m *manifest.Manifest) error {
 		if err != nil {
 			return diag.IOError(filepath.Join(b.TreeDir, manifest.FileName), osText(err))
 		}
-		l.Artifacts = append(l.Artifacts, artifact.FromInstalled(artifact.Installed{Ref: a.Ref, Name: a.Name,
+		l.Artifacts = append(l.Artifacts, toolset.FromInstalled(toolset.Installed{Ref: a.Ref, Name: a.Name,
 			Runtime: a.Runtime, Tree: b.TreeDir, Manifest: am, Raw: raw, Config: a.ConfigJSON}))
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/tool/switchdriver"
 )
 
 // choices is the session's driver choices and the current one (DRV-2,
@@ -69,15 +68,6 @@ func (c *choices) peek() (manifest.DriverBlock, driver.Driver) {
 		}
 	}
 	return c.blocks[0], c.drivers[c.blocks[0].Name]
-}
-
-// toolChoices describes the choices for switch-driver (SWD-1).
-func (c *choices) toolChoices() []switchdriver.Choice {
-	out := make([]switchdriver.Choice, len(c.blocks))
-	for i, b := range c.blocks {
-		out[i] = switchdriver.Choice{Name: b.Name, Kind: b.Kind, Model: b.Model, Available: b.Available, Credential: b.APIKeyEnv}
-	}
-	return out
 }
 
 // options reads a choice's DRV-10 config (context window, input ceiling).

@@ -14,8 +14,6 @@ import (
 	"github.com/murmur-go/mur/runtime/spawn"
 	"github.com/murmur-go/mur/runtime/store"
 	"github.com/murmur-go/mur/runtime/telemetry"
-	"github.com/murmur-go/mur/runtime/tool"
-	"github.com/murmur-go/mur/runtime/tool/delegate"
 	"github.com/murmur-go/mur/runtime/trace"
 	"github.com/murmur-go/mur/runtime/wire"
 )
@@ -36,13 +34,13 @@ const spawnerExitGrace = 20 * time.Second
 // door.Completions; nil when the capsule declares no capabilities.spawn.allow.
 func (s *Session) Hub() *spawn.Hub { return s.hub }
 
-// buildDelegation makes the session's Hub when capabilities.spawn.allow is
-// non-empty, and delegate-task on it (DLG-1); submit-plan's capsule steps
-// use the same Hub (PLAN-6). It returns the tools it adds.
-func (s *Session) buildDelegation() map[string]tool.Tool {
+// buildHub makes the session's Hub when capabilities.spawn.allow is
+// non-empty: delegate-task runs on it (DLG-1), and submit-plan's capsule
+// steps use the same Hub (PLAN-6).
+func (s *Session) buildHub() {
 	sp := s.m.Capabilities.Spawn
 	if sp == nil || len(sp.Refs) == 0 {
-		return nil
+		return
 	}
 	mur := s.cfg.Mur
 	if mur == "" {
@@ -70,15 +68,9 @@ func (s *Session) buildDelegation() map[string]tool.Tool {
 	})
 	if err != nil {
 		s.bootstrap(fmt.Sprintf("delegation is unavailable: %v\n", err))
-		return nil
+		return
 	}
 	s.hub = hub
-	t, err := delegate.New(delegate.Config{Hub: hub, Allow: sp.Refs, Deadline: s.delegationDeadline()})
-	if err != nil {
-		s.bootstrap(fmt.Sprintf("delegate-task is unavailable: %v\n", err))
-		return nil
-	}
-	return map[string]tool.Tool{tool.NameDelegateTask: t}
 }
 
 // delegationDeadline is lifecycle.delegation_deadline_secs, after

@@ -8,7 +8,7 @@ import (
 
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/supervisor"
-	"github.com/murmur-go/mur/runtime/tool/shell"
+	"github.com/murmur-go/mur/runtime/toolset"
 )
 
 // doneResult is one done_check run (LOOP-14).
@@ -32,8 +32,8 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	b.total += int64(len(p))
 	b.buf = append(b.buf, p...)
-	if len(b.buf) > shell.TailBytes {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-shell.TailBytes:]...)
+	if len(b.buf) > toolset.TailBytes {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-toolset.TailBytes:]...)
 	}
 	return len(p), nil
 }
@@ -68,7 +68,7 @@ func (t *taskRun) runDoneCheck(ctx context.Context, command string, timeoutSecs 
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = proc.SysProcAttr()
 	cmd.WaitDelay = 2 * time.Second
-	p, err := supervisor.Start(cmd, supervisor.Options{DieWithParent: true, Starter: s.shell.Sandbox.Start})
+	p, err := supervisor.Start(cmd, supervisor.Options{DieWithParent: true, Starter: s.sandbox.Start})
 	if err != nil {
 		return res("not_started", nil, nil)
 	}

@@ -161,12 +161,10 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 	l := prepareIn(t, dir, ptr("delegate"), nil)
 	arrive := make(chan struct{})
 	var w *fakeWaiter
-	l.Impls = func(*Session) map[string]tool.Tool {
-		return map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
-			w = newFakeWaiter(cc.Task, arrive)
-			cc.Task.AddWaiter(w)
-		}}}
-	}
+	l.override = map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
+		w = newFakeWaiter(cc.Task, arrive)
+		cc.Task.AddWaiter(w)
+	}}}
 	fd := &fakeDriver{reply: func(_ context.Context, n int, _ *driver.Request) (*driver.Response, error) {
 		switch n {
 		case 0:
@@ -206,11 +204,9 @@ func TestContinuation_LOOP15_RND(t *testing.T) {
 func TestEndWithoutAnswer_EWA4(t *testing.T) {
 	dir := writeCapsule(t, fmt.Sprintf(scriptedManifest, seamManifest+"lifecycle:\n  task_acceptance: queue\n"), "script_version: 1\nrules: []\n")
 	l := prepareIn(t, dir, ptr("launch"), nil)
-	l.Impls = func(*Session) map[string]tool.Tool {
-		return map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
-			cc.Task.EndWithoutAnswer("worker gave no answer")
-		}}}
-	}
+	l.override = map[string]tool.Tool{tool.NameSwitchDriver: &seamTool{call: func(cc *tool.CallContext) {
+		cc.Task.EndWithoutAnswer("worker gave no answer")
+	}}}
 	fd := &fakeDriver{reply: func(context.Context, int, *driver.Request) (*driver.Response, error) {
 		return toolReply("c1", tool.NameSwitchDriver, `{}`), nil
 	}}

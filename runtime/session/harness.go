@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/murmur-go/mur/runtime/tool"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/murmur-go/mur/runtime/harness"
 	"github.com/murmur-go/mur/runtime/harness/bridge"
 	"github.com/murmur-go/mur/runtime/proc"
-	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -45,7 +45,7 @@ type hsession struct {
 
 	mu       sync.Mutex
 	logs     int                            // harness-<n>.log counter (PROC-9)
-	quota    []status.QuotaWindow           // latest per name, first-report order (HEV-6)
+	quota    []tool.QuotaWindow             // latest per name, first-report order (HEV-6)
 	totals   map[string]*harness.UsageTotal // codex: thread id → last running total seen (HEV-5)
 	warnedAK bool                           // W-SEC-031 printed (HEV-9)
 	run      *hrun                          // the run in progress, nil between runs
@@ -188,7 +188,7 @@ func (s *Session) nextLog() string {
 
 // addQuota merges reported windows into the session's (HEV-6): the latest
 // per name replaces the earlier, order is first report.
-func (h *hsession) addQuota(ws []status.QuotaWindow) {
+func (h *hsession) addQuota(ws []tool.QuotaWindow) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, w := range ws {
@@ -205,10 +205,10 @@ func (h *hsession) addQuota(ws []status.QuotaWindow) {
 }
 
 // quotaNow is a copy of the session's quota windows, nil until one came.
-func (h *hsession) quotaNow() []status.QuotaWindow {
+func (h *hsession) quotaNow() []tool.QuotaWindow {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]status.QuotaWindow(nil), h.quota...)
+	return append([]tool.QuotaWindow(nil), h.quota...)
 }
 
 // currentRun is the run in progress, nil between runs.

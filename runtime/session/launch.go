@@ -90,9 +90,9 @@ type Launch struct {
 	// hooks are the declared runtime: hook entries bound to their installed
 	// artifacts, in manifest order.
 	hooks []hookEntry
-	// Impls adds this build's other runtime-provided tools (call-member,
-	// end-without-answer); set it before Start.
-	Impls ToolImpls
+	// override replaces tools by name once runtime/toolset built them: a
+	// test's seam.
+	override map[string]tool.Tool
 	// Containment is the class Start holds the tool processes to: the
 	// floor (the stronger of capabilities.containment and --containment),
 	// or the best the kernel offers short of sealed when neither names one.

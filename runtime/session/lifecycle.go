@@ -245,13 +245,11 @@ func (s *Session) end() Result {
 	stopped := s.stopped
 	s.mu.Unlock()
 	s.reg.Close(stopped)
-	if s.peer != nil {
-		s.peer.Close() // the key is gone: every handle this session minted is void (PFILE-3)
-	}
+	s.toolset.ClosePeerFiles() // every handle this session minted is void (PFILE-3)
 	if s.hub != nil {
 		s.hub.Close() // no child outlives the session that spawned it (DLG-6)
 	}
-	for _, a := range s.works.Close() {
+	for _, a := range s.toolset.CloseWorks() {
 		_, _ = s.tr.Write(trace.ShellAbandoned{WorkID: a.Work.ID, Binary: a.Work.Binary, Command: a.Work.Command, RunningMS: a.RunningMS})
 	}
 	s.closeHooks()    // on-session-end, the async drain: their faults precede session_end

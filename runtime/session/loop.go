@@ -17,7 +17,6 @@ import (
 	"github.com/murmur-go/mur/runtime/peerplane"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
-	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -228,7 +227,7 @@ func (t *taskRun) recordInference(turn int, choice string, req *driver.Request, 
 	if origin != "" {
 		return // a hook's call is not the conversation: the check measures agent turns
 	}
-	c := &status.ContextInfo{UsedTokens: spentIn + spentOut, Actual: u.Input != nil && u.Output != nil}
+	c := &tool.ContextInfo{UsedTokens: spentIn + spentOut, Actual: u.Input != nil && u.Output != nil}
 	if b := opts.InputBudget(s.m.Context.MaxTokens, int64(req.MaxTokens)); b.Has() {
 		c.WindowTokens, c.BudgetTokens, c.BudgetBasis = b.Window, b.Tokens, b.Basis
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/store"
-	"github.com/murmur-go/mur/runtime/tool/artifact"
+	"github.com/murmur-go/mur/runtime/toolset"
 )
 
 // decideContainment is MAN-4 step 5's containment check. The floor is the
@@ -95,11 +95,7 @@ func (l *Launch) policy(workdir, records string, env []string, home string) *pro
 	if l.Project != "" {
 		p.Protect = append(p.Protect, filepath.Join(l.Project, store.LockFile), filepath.Join(l.Project, store.RosterFile))
 	}
-	for _, a := range l.Artifacts {
-		if n, ok := a.(*artifact.Native); ok {
-			p.ReadOnly = append(p.ReadOnly, filepath.Dir(n.Command))
-		}
-	}
+	p.ReadOnly = append(p.ReadOnly, toolset.ReadOnlyDirs(l.Artifacts)...)
 	allow := l.Manifest.Capabilities.Network.Allow
 	p.RestrictConnect, p.Ports = connectPorts(allow)
 	p.AllowUDP = needsResolver(allow)

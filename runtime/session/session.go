@@ -24,8 +24,7 @@ import (
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
-	"github.com/murmur-go/mur/runtime/tool/peerfile"
-	"github.com/murmur-go/mur/runtime/tool/shell"
+	"github.com/murmur-go/mur/runtime/toolset"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -92,13 +91,11 @@ type Session struct {
 	reg     *tasktable.Registry
 	tools   *tool.Registry
 	specs   []driver.ToolSpec
-	shell   *shell.Shell
-	works   *shell.Works
+	toolset *toolset.Set // the tools' services: background commands, the peer plane
 	env     []string
-	sandbox *proc.Sandbox   // starts every tool process
-	cgroup  *proc.Cgroup    // nil: none
-	hub     *spawn.Hub      // the session's children; nil without capabilities.spawn.allow
-	peer    *peerfile.Plane // exports.peer_files; nil without it
+	sandbox *proc.Sandbox // starts every tool process
+	cgroup  *proc.Cgroup  // nil: none
+	hub     *spawn.Hub    // the session's children; nil without capabilities.spawn.allow
 	// hooks are the session's policy and observer hooks (runtime/hook):
 	// nil without any; hookBoxes are their sandboxes.
 	hooks     *hook.Set

@@ -46,7 +46,7 @@ type taskEnd struct {
 
 func (x *taskEnd) stillRunning() []string {
 	if !x.read {
-		x.running, x.read = x.t.s.works.Running(), true
+		x.running, x.read = x.t.s.toolset.Running(), true
 	}
 	return x.running
 }

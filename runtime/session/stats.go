@@ -1,10 +1,9 @@
 package session
 
 import (
+	"github.com/murmur-go/mur/runtime/tool"
 	"sync"
 	"time"
-
-	"github.com/murmur-go/mur/runtime/tool/status"
 )
 
 // stats are the session's counters: spend (LOOP-18), provider token sums
@@ -18,7 +17,7 @@ type stats struct {
 	cached      *int64
 	cacheWrite  *int64
 	unreported  int
-	lastContext *status.ContextInfo
+	lastContext *tool.ContextInfo
 	turns       int   // inference lines (total_turns)
 	inTokens    int64 // sums of task_end fields
 	outTokens   int64
@@ -37,11 +36,11 @@ func addPtr(p **int64, v *int64) {
 }
 
 // statusSnapshot measures the session for session-status (STATUS-1).
-func (s *Session) statusSnapshot(t *taskRun) status.Snapshot {
+func (s *Session) statusSnapshot(t *taskRun) tool.StatusSnapshot {
 	s.stats.mu.Lock()
 	defer s.stats.mu.Unlock()
 	maxTurns := s.m.Inference.MaxTurns
-	snap := status.Snapshot{
+	snap := tool.StatusSnapshot{
 		Now: s.now(), SessionStart: s.start, Deadline: s.deadline, MaxTurns: &maxTurns,
 		Input: s.stats.input, Output: s.stats.output, Cached: s.stats.cached, CacheWrite: s.stats.cacheWrite,
 		Unreported: s.stats.unreported, SpendTokens: s.stats.spent,
@@ -68,10 +67,10 @@ func (s *Session) statusSnapshot(t *taskRun) status.Snapshot {
 			snap.TurnsUsed = t.closed // turns the harness has closed (HEV-3)
 		}
 		if kw := s.m.Lifecycle.KeepWorking; kw != nil {
-			snap.KeepWorking = &status.Counter{Used: t.keepUsed, Limit: kw.Limit}
+			snap.KeepWorking = &tool.StatusCounter{Used: t.keepUsed, Limit: kw.Limit}
 		}
 		if dc := s.m.Lifecycle.DoneCheck; dc != nil {
-			snap.DoneCheck = &status.Counter{Used: t.doneReopens, Limit: dc.Limit}
+			snap.DoneCheck = &tool.StatusCounter{Used: t.doneReopens, Limit: dc.Limit}
 		}
 	}
 	return snap

@@ -184,7 +184,7 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 	}
 	t.taskStartHooks(ctx)
 	var e agent.Ending
-	for ev := range agent.Run(ctx, policy{t}, s.transport(t)) {
+	for ev := range agent.Run(ctx, taskPolicy{t}, s.transport(t)) {
 		if ev.Kind == agent.Ended {
 			e = ev.Ending
 		}
@@ -202,14 +202,14 @@ func (s *Session) transport(t *taskRun) agent.Transport {
 	return httpTransport{t}
 }
 
-// policy is the task's rule between the agent loop's steps.
-type policy struct{ t *taskRun }
+// taskPolicy is the task's rule between the agent loop's steps.
+type taskPolicy struct{ t *taskRun }
 
 // Canceled is the canceled ending once the task's cancel landed.
-func (p policy) Canceled() (agent.Ending, bool) { return p.t.canceled() }
+func (p taskPolicy) Canceled() (agent.Ending, bool) { return p.t.canceled() }
 
 // OutOfTurns is LOOP-8's ending once inference.max_turns turns are spent.
-func (p policy) OutOfTurns() (agent.Ending, bool) {
+func (p taskPolicy) OutOfTurns() (agent.Ending, bool) {
 	if n := p.t.s.m.Inference.MaxTurns; p.t.turns >= n {
 		return agent.MaxTurns(n), true
 	}
@@ -217,7 +217,7 @@ func (p policy) OutOfTurns() (agent.Ending, bool) {
 }
 
 // AfterAnswer is LOOP-12 (afterAnswer).
-func (p policy) AfterAnswer(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
+func (p taskPolicy) AfterAnswer(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
 	return p.t.afterAnswer(ctx, e)
 }
 

@@ -96,8 +96,8 @@ type Config struct {
 	cards *cardChecks // the callees whose cards verified, by door URL
 }
 
-// Tools returns call-member and end-without-answer by name, for
-// session.Launch.Impls (tools.md TOOL-1). Each call starts its own
+// Tools returns call-member and end-without-answer by name, for the
+// session's tool set (runtime/toolset, tools.md TOOL-1). Each call starts its own
 // goroutines, owned by the task's call set and ended by its Abandon.
 func Tools(cfg Config) (map[string]tool.Tool, error) {
 	if len(cfg.Callees) == 0 {

@@ -2,8 +2,8 @@
 // that roster.yaml lets call another: call-member, which hands a callee one
 // task over A2A and returns at once (tools.md §10, CALL-*), and
 // end-without-answer, which ends a task another member sent without an
-// answer (§11, EWA-*). Both exist exactly when the member has callees; the
-// session stages them through Launch.Impls.
+// answer (§11, EWA-*). Both exist exactly when the member has callees;
+// runtime/toolset builds them with the rest of a session's tools.
 //
 // # Calls and the call set
 //
@@ -38,5 +38,5 @@
 //		Allow:     manifest.Capabilities.Network.Allow,
 //		Deadline:  time.Duration(manifest.Lifecycle.DelegationDeadlineSecs) * time.Second,
 //	})
-//	launch.Impls = func(*session.Session) map[string]tool.Tool { return impls }
+//	// impls[tool.NameCallMember], impls[tool.NameEndWithoutAnswer]
 package member
