@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/murmur-go/mur/launcher/kube"
+	"github.com/murmur-go/mur/launcher/roster"
 	"github.com/murmur-go/mur/runtime/wire"
 )
 
@@ -75,4 +77,21 @@ func artifactFiles(dir string) (map[string][]byte, error) {
 		return nil
 	})
 	return out, err
+}
+
+// KubeSpec admits cfg's roster and mints its credentials as `mur run
+// --roster --on kubernetes` does, and returns what it would apply to
+// namespace, without contacting a cluster.
+func KubeSpec(ctx context.Context, cfg Config, namespace, image string) (kube.Spec, error) {
+	l := newLaunch(cfg)
+	f, _, err := roster.AdmitContext(ctx, cfg.RosterPath, cfg.Resolver)
+	if err != nil {
+		return kube.Spec{}, err
+	}
+	c, err := mint(ctx, f)
+	if err != nil {
+		return kube.Spec{}, err
+	}
+	l.f, l.creds = f, c
+	return l.kubeSpec(namespace, image)
 }

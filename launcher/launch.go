@@ -58,6 +58,10 @@ type Config struct {
 	// RunningFormations returns the formation ids some running record names
 	// with its process alive; an error counts every formation as running (RET-3).
 	RunningFormations func() (map[string]bool, error)
+	// Kube, when set, runs the formation on a Kubernetes cluster instead of
+	// as local processes (docs/kubernetes.md).
+	Kube *KubeTarget
+
 	// EndAdopted ends what a member that ended left behind, adopted by the
 	// launcher as a subreaper (a killed peer's tool process); it runs after
 	// each member is reaped. Nil: nothing.
@@ -143,6 +147,9 @@ func (l *launch) run(ctx context.Context) int {
 	defer l.creds.drop()
 	if sig := l.signaled(); sig != nil { // one that came while the warnings were read
 		return l.interrupted(sig)
+	}
+	if l.cfg.Kube != nil {
+		return l.kubeLaunch(ctx)
 	}
 	l.procStart = l.cfg.ProcessStart(l.pid)
 	closeInheritedOnExec()

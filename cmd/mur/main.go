@@ -72,6 +72,9 @@ func runMain(args []string, env *Env) int {
 	if args[0] == bridge.ProxyCommand {
 		return runProxy(env, args[1:])
 	}
+	if args[0] == kubeMemberCommand {
+		return runKubeMember(env, args[1:])
+	}
 	if c := findCommand(args[0]); c != nil {
 		// Commands that handle signals themselves (mur run) replace this context.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -37,7 +37,12 @@ Flags:
   --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)
   --max-connections <N>        every member's door cap on connections open at once (default %d)
   --strict                     refuse to launch when there is any warning (roster.yaml: strict: true)
-  --reinstall                  first install again each member whose source directory changed since it was installed`, door.DefaultMaxConnections)
+  --reinstall                  first install again each member whose source directory changed since it was installed
+  --on kubernetes              run every member as a pod of a cluster (docs/kubernetes.md); with:
+    --image <ref>              the mur image every member pod runs (required)
+    --kubeconfig <path>        the kubeconfig (default $KUBECONFIG, then ~/.kube/config)
+    --kube-context <name>      its context (default its current context)
+    --namespace <name>         the namespace (default the context's)`, door.DefaultMaxConnections)
 
 // runFlagsNotWithRoster are the mur run flags --roster refuses (LAUNCH-6, LAUNCH-9).
 var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "capsule-sha256", "store-root",
@@ -45,7 +50,8 @@ var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "
 	"lifecycle-after-task", "workdir", "bind", "port", "explain-scope", "containment", "forget-session"}
 
 // rosterFlagNames are the flags parseRosterFlags reads, for did-you-mean.
-var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help", "strict", "reinstall", "max-connections"}
+var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help", "strict", "reinstall", "max-connections",
+	"on", "image", "kubeconfig", "kube-context", "namespace"}
 
 // rosterFlags are the flags of `mur run --roster` (LAUNCH-6).
 type rosterFlags struct {
@@ -59,6 +65,12 @@ type rosterFlags struct {
 	help      bool
 	strict    bool
 	reinstall bool
+	// --on kubernetes and its flags; kube is nil without --on.
+	kube *launcher.KubeTarget
+	// kubeFlag is the first Kubernetes flag given, for the error when --on
+	// is missing.
+	kubeFlag string
+	onKube   bool
 }
 
 // parseRosterFlags reads the arguments after "run". --roster takes an
@@ -134,6 +146,32 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 			if f.maxConns, err = strconv.Atoi(v); err != nil || f.maxConns < 1 {
 				return f, usagef("--max-connections must be 1 or more, not '%s'", v)
 			}
+		case "on", "image", "kubeconfig", "kube-context", "namespace":
+			v, err := value(&i, name, inline)
+			if err != nil {
+				return f, err
+			}
+			if f.kube == nil {
+				f.kube = &launcher.KubeTarget{}
+			}
+			switch name {
+			case "on":
+				if v != "kubernetes" {
+					return f, usagef("--on '%s': the only target is kubernetes", v)
+				}
+				f.onKube = true
+			case "image":
+				f.kube.Image = v
+			case "kubeconfig":
+				f.kube.Kubeconfig = v
+			case "kube-context":
+				f.kube.Context = v
+			case "namespace":
+				f.kube.Namespace = v
+			}
+			if name != "on" && f.kubeFlag == "" {
+				f.kubeFlag = name
+			}
 		default:
 			for _, n := range runFlagsNotWithRoster {
 				if n == name {
@@ -141,6 +179,14 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 				}
 			}
 			return f, usagef("%s", unknownFlag(name, rosterFlagNames))
+		}
+	}
+	if f.kube != nil {
+		switch {
+		case !f.onKube:
+			return f, usagef("--%s needs --on kubernetes", f.kubeFlag)
+		case f.kube.Image == "":
+			return f, usagef("--on kubernetes needs --image <ref>: the mur image every member pod runs")
 		}
 	}
 	return f, nil
@@ -228,6 +274,7 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 			return l == murhome.Alive || l == murhome.Unconfirmed
 		},
 		RunningFormations: func() (map[string]bool, error) { return runningFormations(home) },
+		Kube:              f.kube,
 	}
 	// The launcher is a subreaper too, so what a member killed outright
 	// (kill -9, OOM) left — a setsid'd or double-forked process — comes back
