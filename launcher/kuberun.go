@@ -169,4 +169,3 @@ func (l *launch) printKubeFormation(s kube.Spec) {
 	fmt.Fprintf(&b, "  entry  %-*s  pod %s\n", width, fl.Entry, names.Member(fl.Entry))
 	l.stderr.write([]byte(b.String()))
 }
-
