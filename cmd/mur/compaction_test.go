@@ -471,3 +471,43 @@ func TestCompactionOnPrimary_SWD2(t *testing.T) {
 		t.Errorf("compactions %d, summary calls on primary %d, primary requests %d", len(cs), summaries, len(primary.Requests()))
 	}
 }
+
+// TestCompactionSpendCeiling_LOOP18: the built-in compactor's summary call
+// refused by inference.max_session_tokens ends the task as a spend stop,
+// not a failure: spend_ceiling_reached, the ceiling's text, exit status
+// spend_ceiling_reached, and no compaction.
+func TestCompactionSpendCeiling_LOOP18(t *testing.T) {
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test", ContextWindow: 16000})
+	defer srv.Close()
+	turn := func(usage int64, args string) fake.Reply {
+		r := fake.Calls(fake.ToolCall{Name: "bash", Arguments: args})
+		r.Usage = &fake.Usage{PromptTokens: usage, CompletionTokens: 20}
+		return r
+	}
+	// 520 + 620 + 720 + 13,020 spent: the summary call's cap of 1,024 alone passes 15,000.
+	srv.Enqueue(turn(500, `{"command":"echo a"}`), turn(600, `{"command":"echo b"}`), turn(700, `{"command":"echo c"}`), turn(13000, `{"command":"echo d"}`))
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: budget\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\n" + compactArtifact +
+			"inference:\n  max_tokens: 1024\n  max_session_tokens: 15000\n  compaction: {threshold: 0.8}\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "echo four times")
+	if code == 0 || !strings.Contains(stdout, "stopped: spend ceiling reached: ") || strings.Contains(stdout+stderr, "compaction hook failed") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	recs := sessionRecords(t, e)
+	if n := len(srv.Requests()); n != 4 {
+		t.Errorf("requests = %d, want the four turns and no summary call", n)
+	}
+	if sc := recordsOf(t, recs, "spend_ceiling_reached"); len(sc) != 1 || sc[0]["used"] != 14880.0 {
+		t.Errorf("spend_ceiling_reached = %v", sc)
+	}
+	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
+		t.Errorf("compaction = %v", c)
+	}
+	ends := recordsOf(t, recs, "session_end")
+	if len(ends) != 1 || ends[0]["exit_status"] != "spend_ceiling_reached" {
+		t.Errorf("session_end = %v", ends)
+	}
+}

@@ -41,7 +41,8 @@ const (
 // budget, the hook bound to on-compaction with replace-context — or the
 // built-in murmur-hook-compact — replaces it. A replacement with a tool call
 // or result left unmatched is declined and the turn goes on over budget;
-// a compactor's error or fault ends the attempt failed.
+// a compactor's error or fault ends the attempt failed, or as a spend stop
+// when the spend ceiling refused its inference call.
 func (t *taskRun) compactCheck(ctx context.Context, turn int) (agent.Ending, bool) {
 	s := t.s
 	if s.hx != nil { // the harness compacts its own conversation
@@ -59,6 +60,12 @@ func (t *taskRun) compactCheck(ctx context.Context, turn int) (agent.Ending, boo
 	}
 	name, msgs, summary, err := t.compactor(ctx, turn, c.UsedTokens, c.BudgetTokens, threshold)
 	if err != nil {
+		t.mu.Lock()
+		stop := t.spendStop
+		t.mu.Unlock()
+		if stop != nil { // the compactor's call was refused by the spend ceiling
+			return *stop, true
+		}
 		reason := "compaction hook failed: " + err.Error()
 		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: "internal", Reason: reason}, true
 	}
@@ -168,6 +175,9 @@ func (t *taskRun) builtinCompact(ctx context.Context, turn int, budget int64) ([
 	req := &driver.Request{Model: model, System: system, MaxTokens: s.m.Inference.MaxTokens,
 		Messages: []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(prompt)}}}}
 	if e, refused := t.admit(d, req, turn); refused {
+		t.mu.Lock()
+		t.spendStop = &e
+		t.mu.Unlock()
 		return nil, "", errors.New(e.Text)
 	}
 	start := time.Now()

@@ -394,6 +394,9 @@ func (t *taskRun) hookInference(ctx context.Context, name string, params json.Ra
 	req := &driver.Request{Model: block.Model, System: p.System, MaxTokens: maxTokens,
 		Messages: []driver.Message{{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(p.Prompt)}}}}
 	if e, refused := t.admit(d, req, turn); refused {
+		t.mu.Lock()
+		t.spendStop = &e
+		t.mu.Unlock()
 		return nil, errors.New(e.Text)
 	}
 	start := time.Now()

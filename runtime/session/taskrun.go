@@ -51,6 +51,10 @@ type taskRun struct {
 	toolCalls, shellCalls int
 	continuations         int
 	detached              []string // work ids this task moved to the background
+	// spendStop is the spend ceiling's refusal of a hook's or the
+	// compactor's inference call: the task's ending when the compactor
+	// then fails (a spend stop, not a failure).
+	spendStop *agent.Ending
 
 	// Under transport: process (process.md §5, §7).
 	runs       int      // harness runs so far (harness_start.run)
