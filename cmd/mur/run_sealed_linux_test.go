@@ -64,12 +64,13 @@ func TestRunSealedToolIsAlone(t *testing.T) {
 }
 
 // A sealed tool is held to capabilities.resources, and its shell record
-// names the limit it met (the tool result's note too): a write past max_file_size_bytes stops at it (SIGXFSZ),
-// and a fork bomb stops at cgroup_pids_max (as root, where the runtime
-// makes the session's cgroup).
+// names the limit it met (the tool result's note too): a write past
+// max_file_size_bytes stops at it (SIGXFSZ), and, as root (where the
+// runtime makes the session's cgroup), a fork bomb stops at cgroup_pids_max
+// and a memory hog is killed at cgroup_memory_bytes.
 func TestRunSealedToolMeetsItsLimits(t *testing.T) {
 	needLandlock(t)
-	limits := "  resources:\n    max_file_size_bytes: 1048576\n    cgroup_pids_max: 40\n"
+	limits := "  resources:\n    max_file_size_bytes: 1048576\n    cgroup_pids_max: 40\n    cgroup_memory_bytes: 67108864\n"
 	cases := []struct {
 		name, command, want string
 	}{
@@ -79,7 +80,8 @@ func TestRunSealedToolMeetsItsLimits(t *testing.T) {
 	if os.Getuid() == 0 {
 		cases = append(cases, struct{ name, command, want string }{"fork bomb",
 			`sh -c 'i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); echo $i > n; done' 2>/dev/null; read n < n; echo "forked=$n"; test $n -lt 40`,
-			"Exit code: 0\n"})
+			"Exit code: 0\n"}, struct{ name, command, want string }{"memory hog",
+			`awk 'BEGIN{s="x"; while(1) s=s s}'; echo "awk=$?"`, "Stdout:\nawk=137\n"})
 	}
 	for _, c := range cases {
 		e := newRunEnv(t, sealedBash(c.command, limits))
@@ -87,7 +89,8 @@ func TestRunSealedToolMeetsItsLimits(t *testing.T) {
 		if code != 0 || !strings.Contains(out, c.want) {
 			t.Errorf("%s: mur run = %d, stdout %q, stderr %q; want %q", c.name, code, out, errOut, c.want)
 		}
-		note := map[string]string{"file size": `"resource_limit":"max_file_size_bytes"`, "fork bomb": `"resource_limit":"cgroup_pids_max"`}[c.name]
+		note := map[string]string{"file size": `"resource_limit":"max_file_size_bytes"`, "fork bomb": `"resource_limit":"cgroup_pids_max"`,
+			"memory hog": `"resource_limit":"cgroup_memory_bytes"`}[c.name]
 		if tr := traces(t, e.home); !strings.Contains(tr, note) {
 			t.Errorf("%s: the tool result in the trace does not name the limit %q:\n%s", c.name, note, tr)
 		}
