@@ -20,7 +20,7 @@ func (l *loader) capabilities(d string, v *yaml.Node) {
 				if list, ok := l.strList(d, v); ok {
 					l.netAllow = list
 				}
-			}}})
+			}}, {key: "listen", fn: func(d string, v *yaml.Node) { c.Network.Listen = l.ports(d, v) }}})
 		}},
 		{key: "filesystem", fn: func(d string, v *yaml.Node) {
 			l.mapping(d, v, []field{
@@ -293,4 +293,28 @@ func (l *loader) spawn(d string, v *yaml.Node) {
 		}
 		s.Allow = list
 	}}})
+}
+
+// ports reads a list of TCP ports, each 1–65535.
+func (l *loader) ports(d string, v *yaml.Node) []uint16 {
+	v = resolve(v)
+	if v.Kind != yaml.SequenceNode {
+		l.invalid(d, "must be a list, not %s", kindName(v))
+		return nil
+	}
+	var out []uint16
+	for i, e := range v.Content {
+		at := fmt.Sprintf("%s[%d]", d, i)
+		l.note(at, e)
+		n, ok := l.integer(at, e)
+		if !ok {
+			continue
+		}
+		if n < 1 || n > 65535 {
+			l.invalid(at, "%d is not a port (1-65535)", n)
+			continue
+		}
+		out = append(out, uint16(n))
+	}
+	return out
 }

@@ -156,6 +156,9 @@ type Shell struct {
 // CapNetwork is capabilities.network.
 type CapNetwork struct {
 	Allow AllowList // entries in manifest order; see AllowList.Allows
+	// Listen is the TCP ports a contained tool process may bind and
+	// listen on; none when empty.
+	Listen []uint16
 }
 
 // Filesystem is capabilities.filesystem: recorded in effective_grants, not

@@ -119,8 +119,9 @@ func newJail(p *Policy) (*jail, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoLandlock, err)
 	}
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS, Scoped: landlock.V7.Scoped}
+	cfg.HandledAccessNet = ll.AccessNetBindTCP
 	if p.RestrictConnect {
-		cfg.HandledAccessNet = ll.AccessNetConnectTCP
+		cfg.HandledAccessNet |= ll.AccessNetConnectTCP
 	}
 	fd, _, err := cfg.BestEffort().NewRulesetFD(p.rules()...)
 	if err != nil {
@@ -178,6 +179,9 @@ func (p *Policy) rules() []landlock.Rule {
 		for _, port := range p.Ports {
 			rules = append(rules, landlock.ConnectTCP(port))
 		}
+	}
+	for _, port := range p.Listen {
+		rules = append(rules, landlock.BindTCP(port))
 	}
 	return rules
 }

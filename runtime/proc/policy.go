@@ -13,7 +13,8 @@ import (
 // lie inside the workdir), read and execute under ReadOnly (the system
 // paths a command needs, the stores' artifact trees), the fixed device set,
 // and, when RestrictConnect is set, TCP connect only to Ports
-// (capabilities.network.allow where every entry names a port). IPv4 and
+// (capabilities.network.allow where every entry names a port), TCP bind
+// only to Listen (capabilities.network.listen). IPv4 and
 // IPv6 sockets other than TCP are refused unless AllowUDP. Paths that do not
 // exist are left out.
 type Policy struct {
@@ -23,6 +24,9 @@ type Policy struct {
 	RestrictConnect bool
 	Ports           []uint16
 	AllowUDP        bool
+	// Listen is the TCP ports the command may bind (Landlock ABI ≥ 4);
+	// it may bind no other, an OS-chosen one (port 0) included.
+	Listen []uint16
 	// Seal, when set, makes the policy sealed: every path above is bound
 	// into a composed root and nothing else is in it (Seal's doc).
 	Seal *Seal

@@ -67,7 +67,8 @@ func (s *Session) containmentDeclared() string {
 // directories (none that would open $MURMUR_HOME) and both artifact stores
 // (native tools run from them, pulled ones too); TCP connect only to
 // network.allow's ports when every entry names one; UDP only when
-// network.allow names a host to resolve. Nothing else under $MURMUR_HOME:
+// network.allow names a host to resolve; TCP bind only to
+// network.listen's ports. Nothing else under $MURMUR_HOME:
 // not the running records, not this session's own trace, not another
 // member's workdir.
 func (s *Session) policy() *proc.Policy {
@@ -99,6 +100,7 @@ func (l *Launch) policy(workdir, records string, env []string, home string) *pro
 	allow := l.Manifest.Capabilities.Network.Allow
 	p.RestrictConnect, p.Ports = connectPorts(allow)
 	p.AllowUDP = needsResolver(allow)
+	p.Listen = l.Manifest.Capabilities.Network.Listen
 	return p
 }
 

@@ -75,7 +75,7 @@ func (l *Launch) ExplainScope() (*Scope, error) {
 			sc.Mechanism = "mountns+landlock+seccomp"
 		}
 		sc.Processes = "every process, but none outside its Landlock domain by signal, and no other's memory or environment"
-		sc.Network, sc.UDP = connectText(p.RestrictConnect, p.Ports), p.AllowUDP
+		sc.Network, sc.UDP = connectText(p.RestrictConnect, p.Ports)+"; "+listenText(p.Listen), p.AllowUDP
 		sc.Devices = []string{"/dev/null (read-write)", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 		if sb, err := proc.NewSandbox(p, nil); err != nil {
 			sc.Achieved, sc.Why = proc.Advisory, err.Error()
@@ -149,6 +149,18 @@ func connectText(restrict bool, ports []uint16) string {
 		s[i] = strconv.Itoa(int(p))
 	}
 	return "TCP connect to ports " + strings.Join(s, ", ") + " only"
+}
+
+// listenText is scoped's TCP bind grant in words.
+func listenText(ports []uint16) string {
+	if len(ports) == 0 {
+		return "no TCP listen"
+	}
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return "TCP listen on ports " + strings.Join(s, ", ") + " only"
 }
 
 // Text is the Scope as --explain-scope prints it without --json.
