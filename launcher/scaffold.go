@@ -7,7 +7,7 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-// ScaffoldFile is one file `mur new --roster` writes, relative to ./<NAME>.
+// ScaffoldFile is one file `mur new --roster` writes, relative to ./<name>.
 type ScaffoldFile struct {
 	Path string // slash-separated, e.g. "lead/murmur.yaml"
 	Text string

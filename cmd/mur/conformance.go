@@ -21,8 +21,8 @@ var cmdConformance = &command{
 const conformanceUsage = `Usage: mur conformance <url> [--token [door=|scoped=|member=]@<file>]... [--task-text <text>] [--slow-task-text <text>] [--check-timeout <duration>] [--json]
 
 Runs the A2A v1.0 conformance suite against the door at <url> and prints one
-line per check (PASS, FAIL, WARN or SKIP), then "<N> passed, <M> failed" and,
-when a check warned, ", <K> warned". WARN is a door that does otherwise than
+line per check (PASS, FAIL, WARN or SKIP), then "<n> passed, <m> failed" and,
+when a check warned, ", <k> warned". WARN is a door that does otherwise than
 a standard's SHOULD. Checks of the murmur extensions skip when the card does
 not declare them. Exits 1 when a check failed; warnings and skips do not.
 --json prints the results as one JSON document instead (docs/json.md).

@@ -18,15 +18,15 @@ import (
 	"github.com/murmur-go/mur/runtime/manifest"
 )
 
-const newRosterUsage = `Usage: mur new --roster <NAME> [--driver scripted|openai|anthropic|ollama]
+const newRosterUsage = `Usage: mur new --roster <name> [--driver scripted|openai|anthropic|ollama]
 
-Scaffolds ./<NAME>: a roster.yaml whose entry member lead (<NAME>-lead@0.1.0)
-hands its task to worker (<NAME>-worker@0.1.0), both on the scripted driver,
+Scaffolds ./<name>: a roster.yaml whose entry member lead (<name>-lead@0.1.0)
+hands its task to worker (<name>-worker@0.1.0), both on the scripted driver,
 so the formation runs with no model or key once both are installed; with
 --driver openai, anthropic or ollama both run on that provider as written,
-and a .env.example names the key they read from <NAME>/.env.`
+and a .env.example names the key they read from <name>/.env.`
 
-// newRoster runs `mur new --roster <NAME>` (formations.md FCLI-9); args are the
+// newRoster runs `mur new --roster <name>` (formations.md FCLI-9); args are the
 // arguments after "new".
 func newRoster(ctx context.Context, env *Env, args []string) int {
 	var name string

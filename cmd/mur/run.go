@@ -33,7 +33,7 @@ var cmdRun = &command{
 	run:     runRun,
 }
 
-const runUsage = `Usage: mur run [--manifest <path> | --capsule <dir> | --capsule <name> --capsule-version <v>] [flags]
+const runUsage = `Usage: mur run [--manifest <path> | --capsule <dir> | --capsule <name> --capsule-version <version>] [flags]
        mur run --roster <dir> [flags]
 
 Runs one capsule as a session: its door serves A2A at http://127.0.0.1:<port>
@@ -81,30 +81,30 @@ func runRun(ctx context.Context, env *Env, args []string) int {
 func parseRunFlags(env *Env, args []string) (*runFlags, int, bool) {
 	f := &runFlags{set: map[string]bool{}}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&f.manifest, "manifest", "", "the capsule's murmur.yaml (default ./murmur.yaml)")
-	fs.StringVar(&f.capsule, "capsule", "", "a capsule directory, or with --capsule-version an installed capsule's name")
-	fs.StringVar(&f.capsuleVersion, "capsule-version", "", "the installed capsule's exact version (store form)")
-	fs.StringVar(&f.task, "task", "", "the launch task: a file to read, or the text itself")
+	fs.StringVar(&f.manifest, "manifest", "", "the `path` of the capsule's murmur.yaml (default ./murmur.yaml)")
+	fs.StringVar(&f.capsule, "capsule", "", "run the capsule at `dir-or-name`: its directory, or with --capsule-version an installed capsule's name")
+	fs.StringVar(&f.capsuleVersion, "capsule-version", "", "the installed capsule's exact `version` (store form)")
+	fs.StringVar(&f.task, "task", "", "the launch task's `path-or-text`: a file to read, or the text itself")
 	fs.BoolVar(&f.jsonOut, "json", false, "print only the readiness line (one JSON object) on stdout")
 	fs.BoolVar(&f.verbose, "verbose", false, "also print the workdir, records directory, manifest and driver")
 	fs.BoolVar(&f.verbose, "v", false, "same as --verbose")
-	fs.StringVar(&f.workdir, "workdir", "", "the accessible workdir (default: the manifest's directory)")
-	fs.StringVar(&f.bind, "bind", "127.0.0.1", "the door's bind address: an IP literal or localhost")
-	fs.IntVar(&f.port, "port", 0, "the door's port (overrides network.internal_port; 0 = any)")
-	fs.IntVar(&f.maxConns, "max-connections", door.DefaultMaxConnections, fmt.Sprintf("cap the door at `N` connections open at once; past it a request is answered 503 with Retry-After (default %d)", door.DefaultMaxConnections))
-	fs.StringVar(&f.acceptance, "lifecycle-task-acceptance", "", "none, single or queue")
-	fs.StringVar(&f.afterTask, "lifecycle-after-task", "", "exit or sleep")
-	fs.StringVar(&f.deadline, "deadline", "", "end the session at an RFC 3339 time or after a duration")
-	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace every system prompt source (empty clears)")
+	fs.StringVar(&f.workdir, "workdir", "", "the accessible workdir `dir` (default: the manifest's directory)")
+	fs.StringVar(&f.bind, "bind", "127.0.0.1", "bind the door to `addr`: an IP literal or localhost")
+	fs.IntVar(&f.port, "port", 0, "the door's `port` (overrides network.internal_port; 0 = any)")
+	fs.IntVar(&f.maxConns, "max-connections", door.DefaultMaxConnections, fmt.Sprintf("cap the door at `n` connections open at once; past it a request is answered 503 with Retry-After (default %d)", door.DefaultMaxConnections))
+	fs.StringVar(&f.acceptance, "lifecycle-task-acceptance", "", "the task acceptance `mode`: none, single or queue")
+	fs.StringVar(&f.afterTask, "lifecycle-after-task", "", "the `action` after a task: exit or sleep")
+	fs.StringVar(&f.deadline, "deadline", "", "end the session at `when`: an RFC 3339 time, or a duration from now")
+	fs.StringVar(&f.systemPrompt, "system-prompt", "", "replace every system prompt source with `text` (empty clears)")
 	fs.BoolVar(&f.noEnvFile, "no-env-file", false, "do not load .env")
 	fs.BoolVar(&f.strict, "strict", false, "refuse to launch when there is any warning")
 	fs.StringVar(&f.capsuleSHA, "capsule-sha256", "", "(hidden) the sha256 admission bound")
 	fs.StringVar(&f.storeRoot, "store-root", "", "(hidden) the project directory whose store serves the capsule")
 	fs.StringVar(&f.inherited, "inherited-deadline", "", "(hidden) an inherited deadline in Unix ms")
-	fs.StringVar(&f.contextID, "context", "", "run the launch task in this A2A context, continuing its conversation record")
-	fs.StringVar(&f.resume, "resume", "", "continue the conversation of a session (an id, a suffix, @N or a path; alone: @1)")
-	fs.StringVar(&f.resumeMode, "resume-mode", session.ResumeFull, "how --resume loads the conversation: full or compact")
-	fs.StringVar(&f.containment, "containment", "", "raise the containment floor of the tool processes to advisory, scoped or sealed: it makes the manifest's capabilities.containment stricter, never looser")
+	fs.StringVar(&f.contextID, "context", "", "run the launch task in this A2A `context`, continuing its conversation record")
+	fs.StringVar(&f.resume, "resume", "", "continue the conversation of a `session` (an id, a suffix, @n or a path; alone: @1)")
+	fs.StringVar(&f.resumeMode, "resume-mode", session.ResumeFull, "the `mode` --resume loads the conversation in: full or compact")
+	fs.StringVar(&f.containment, "containment", "", "raise the tool processes' containment floor to `class`: advisory, scoped or sealed; it makes the manifest's capabilities.containment stricter, never looser")
 	fs.BoolVar(&f.explainScope, "explain-scope", false, "print the containment and what a tool process could read, write, execute and connect to (--json: as JSON), and exit without starting anything")
 	for _, name := range laterRunFlags {
 		fs.Bool(name, false, "(hidden) not supported by this build")

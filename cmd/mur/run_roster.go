@@ -25,7 +25,7 @@ var runRosterUsage = fmt.Sprintf(`Usage: mur run --roster [<dir | dir/roster.yam
 Launches the formation roster.yaml declares: every peer first, each ready once
 its door answers, then the entry member in this directory's project. With
 --task the entry runs that task and the formation ends with it; without, the
-entry takes tasks at its door until mur stop <formation>, a signal or the
+entry takes tasks at its door until mur stop <frm_id>, a signal or the
 deadline.
 
 Flags:
@@ -35,7 +35,7 @@ Flags:
   --verbose, -v                the entry member's verbose startup lines
   --no-env-file                no member loads .env
   --deadline <time | duration> an RFC 3339 time or a duration (30s, 5m, 2h, 1d)
-  --max-connections <N>        every member's door cap on connections open at once (default %d)
+  --max-connections <n>        every member's door cap on connections open at once (default %d)
   --strict                     refuse to launch when there is any warning (roster.yaml: strict: true)
   --reinstall                  first install again each member whose source directory changed since it was installed
   --on kubernetes              run every member as a pod of a cluster (docs/kubernetes.md); with:

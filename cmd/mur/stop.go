@@ -20,8 +20,8 @@ var cmdStop = &command{
 	run:     runStop,
 }
 
-const stopUsage = `Usage: mur stop <session> [--timeout <s>] [--json]
-       mur stop <frm_id> [--timeout <s>] [--json]
+const stopUsage = `Usage: mur stop <session> [--timeout <seconds>] [--json]
+       mur stop <frm_id> [--timeout <seconds>] [--json]
 
 Stops a running session: asks its door to cancel every live task
 (session/stop, with the operator token), waits up to 5 s for each canceled

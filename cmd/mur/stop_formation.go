@@ -9,7 +9,7 @@ import (
 	"github.com/murmur-go/mur/runtime/murhome"
 )
 
-// formationMembersWait is how long `mur stop <frm>` waits for every member
+// formationMembersWait is how long `mur stop <frm_id>` waits for every member
 // process to go (FCLI-6 step 4); 0 is capsule.StopFormation's 25 s. A
 // variable only so tests can shorten it; E-RUN-024 always names 25 seconds.
 var formationMembersWait time.Duration

@@ -237,7 +237,7 @@ func TestStopUsageCLI13(t *testing.T) {
 			t.Errorf("mur %v = %d, %q, %q; want 2, %q", c.args, code, out, errOut, want)
 		}
 	}
-	if out, _, code := e.run(t, "stop", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur stop <session> [--timeout <s>] [--json]\n") {
+	if out, _, code := e.run(t, "stop", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: mur stop <session> [--timeout <seconds>] [--json]\n") {
 		t.Errorf("mur stop --help = %d, %q", code, out)
 	}
 }

@@ -23,7 +23,7 @@ var cmdTrace = &command{
 	run:     runTrace,
 }
 
-const traceUsage = `Usage: mur trace show [<session> | <formation>] [--workdir <dir>] [--json] [--follow]
+const traceUsage = `Usage: mur trace show [<session> | <frm_id>] [--workdir <dir>] [--json] [--follow]
 
 Summarizes one session's trace.jsonl, read from its records directory under
 $MURMUR_HOME/records/<workdir>/. <session> is a full session id or the
@@ -32,7 +32,7 @@ workdir's sessions first), @N (the N-th newest session here) or a path to a
 trace.jsonl or a session directory; the default is @1. A running session's trace is shown as it is so far, marked live.
 --json prints the summary as one JSON document, nothing cut (docs/json.md).
 --follow prints the session's timeline as its records arrive, until its
-session_end. <formation> (frm_…) lists the formation's member sessions, then
+session_end. <frm_id> (frm_…) lists the formation's member sessions, then
 their records as one timeline, calls between members as → and ←; with
 --json, each member session's summary.`
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,10 +80,7 @@ func TestHelpCommand(t *testing.T) {
 // file; a user reads docs/ and the diagnostic codes (E-…, W-…) instead.
 func TestHelpCitesNoSpecIDs(t *testing.T) {
 	t.Parallel()
-	helps := [][]string{{"--help"}, {"run", "--roster", "--help"}, {"trace", "show", "--help"}, {"token", "mint", "--help"}}
-	for _, c := range commands {
-		helps = append(helps, []string{c.name, "--help"})
-	}
+	helps := helpArgs()
 	id := regexp.MustCompile(`(?:\b[EW]-)?\b[A-Z]{2,6}-[0-9]+\b`)
 	specFile := regexp.MustCompile(`(?:docs/)?\b(?:capsule|door|formations|tools|process|input|README)\.md\b`)
 	for _, args := range helps {
@@ -102,4 +100,53 @@ func TestHelpCitesNoSpecIDs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// helpArgs are the argument lists of every --help text: mur's, each
+// command's, and the subcommands with a usage of their own.
+func helpArgs() [][]string {
+	helps := [][]string{{"--help"}, {"run", "--roster", "--help"}, {"trace", "show", "--help"}, {"token", "mint", "--help"}}
+	for _, c := range commands {
+		helps = append(helps, []string{c.name, "--help"})
+	}
+	return helps
+}
+
+// TestHelpPlaceholders keeps the placeholders of every --help text one
+// spelling for one thing — <session> for a session, <frm_id> for a
+// formation, <name>, <n>, <version>, <port> — and their inventory (each
+// placeholder and the commands whose help uses it) in a golden.
+func TestHelpPlaceholders(t *testing.T) {
+	t.Parallel()
+	synonyms := map[string]string{"<ses_id>": "<session>", "<ses>": "<session>", "<session_id>": "<session>",
+		"<formation>": "<frm_id>", "<frm>": "<frm_id>", "<NAME>": "<name>", "<N>": "<n>", "<v>": "<version>", "<member_name>": "<member>"}
+	ph := regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.|-]*>`)
+	users := map[string][]string{}
+	for _, args := range helpArgs() {
+		out, _, _ := runBuffered(args...)
+		cmd := strings.Join(args[:len(args)-1], " ")
+		if cmd == "" {
+			cmd = "mur"
+		}
+		seen := map[string]bool{}
+		for _, m := range ph.FindAllString(out, -1) {
+			if want, ok := synonyms[m]; ok {
+				t.Errorf("mur %s --help writes %s; this CLI's one spelling is %s", cmd, m, want)
+			}
+			if !seen[m] {
+				seen[m] = true
+				users[m] = append(users[m], cmd)
+			}
+		}
+	}
+	var names []string
+	for m := range users {
+		names = append(names, m)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, m := range names {
+		fmt.Fprintf(&b, "%-16s %s\n", m, strings.Join(users[m], ", "))
+	}
+	golden.Check(t, "help-placeholders", b.String())
 }

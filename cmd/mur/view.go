@@ -28,7 +28,7 @@ var cmdView = &command{
 	run:     runView,
 }
 
-const viewUsage = `Usage: mur view [<frm_id> | <ses_id>] [--port <n>] [--open] [--json]
+const viewUsage = `Usage: mur view [<frm_id> | <session>] [--port <port>] [--open] [--json]
 
 Serves a read-only web page on 127.0.0.1 that shows a formation, or a single
 session: its members as a graph (capsule@version and state: starting, ready,
