@@ -573,3 +573,54 @@ func TestResumeAfterCompaction(t *testing.T) {
 		}
 	}
 }
+
+// --resume-mode compact compacts the loaded conversation before the resumed
+// task's first turn: with murmur-hook-compact declared, the summary call
+// comes first, a compaction record (turn 0) is written, the first agent
+// request carries the summary instead of the middle turns, and the record
+// gets the compaction entry.
+func TestResumeModeCompact(t *testing.T) {
+	const turns = 6
+	srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test"})
+	defer srv.Close()
+	var mu sync.Mutex
+	agent := 0
+	srv.SetHandler(func(r fake.Request) fake.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(r.Decoded.Tools) == 0 {
+			return fake.Text("SUMMARY: counted from 1 to 6")
+		}
+		agent++
+		if agent == turns+1 || agent > turns+1 {
+			return fake.Text("done counting")
+		}
+		return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"echo step %d"}`, agent)})
+	})
+	e := newRunEnv(t, map[string]string{
+		"murmur.yaml": "name: squash\nversion: \"1.0.0\"\n" + compactArtifact + "inference:\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+			"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+		".env": "TEST_OPENAI_KEY=sk-test\n",
+	})
+	if stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "count"); code != 0 || !strings.Contains(stdout, "done counting") {
+		t.Fatalf("first run: exit %d, %q %q", code, stdout, stderr)
+	}
+	full := len(srv.Requests())
+	stdout, stderr, code := e.run(t, "--capsule", e.dir, "--resume", "--resume-mode", "compact", "--task", "carry on")
+	if code != 0 || !strings.HasSuffix(stdout, "done counting\nstatus:  ok\n") {
+		t.Fatalf("resume: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	reqs := srv.Requests()[full:]
+	if len(reqs) != 2 || len(reqs[0].Decoded.Tools) != 0 {
+		t.Fatalf("resumed requests = %d (first with %d tools), want the summary call then one agent request", len(reqs), len(reqs[0].Decoded.Tools))
+	}
+	body := string(reqs[1].Body)
+	if !strings.Contains(body, "SUMMARY: counted from 1 to 6") || strings.Contains(body, "echo step 2") || !strings.Contains(body, `"content":"carry on"`) {
+		t.Errorf("the first agent request does not continue from the summary: %s", body)
+	}
+	ses := sesRe.FindString(stdout)
+	cs := recordsOf(t, filepath.Join(e.home, "records", e.dir, ses), "compaction")
+	if len(cs) != 1 || cs[0]["turn"] != float64(0) || cs[0]["hook_name"] != "murmur-hook-compact" {
+		t.Errorf("compaction records = %v, want one at turn 0", cs)
+	}
+}

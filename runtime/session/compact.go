@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/hook"
 	"github.com/murmur-go/mur/runtime/manifest"
+	"github.com/murmur-go/mur/runtime/tool/status"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -58,6 +59,34 @@ func (t *taskRun) compactCheck(ctx context.Context, turn int) (agent.Ending, boo
 	if float64(c.UsedTokens) < threshold*float64(c.BudgetTokens) {
 		return agent.Ending{}, false
 	}
+	return t.compactNow(ctx, turn, c, threshold)
+}
+
+// compactFirst compacts a resumed conversation before the task's first
+// turn, whatever its size (mur run --resume-mode compact): the compaction
+// check's replacement, measured by the estimate of the request it would
+// send. ok false when the compactor's error ended the attempt.
+func (t *taskRun) compactFirst(ctx context.Context) (agent.Ending, bool) {
+	s := t.s
+	block, d := s.choices.peek()
+	req := &driver.Request{Model: block.Model, System: s.system, Messages: t.msgs, Tools: s.specs, MaxTokens: s.m.Inference.MaxTokens}
+	used, err := driver.EstimateInput(d, req)
+	if err != nil {
+		return agent.Ending{}, true
+	}
+	c := &status.ContextInfo{UsedTokens: used, BudgetTokens: used}
+	if b := s.choices.options(block).InputBudget(s.m.Context.MaxTokens, int64(req.MaxTokens)); b.Has() {
+		c.WindowTokens, c.BudgetTokens, c.BudgetBasis = b.Window, b.Tokens, b.Basis
+	}
+	e, ended := t.compactNow(ctx, 0, c, s.m.Inference.Compaction.Threshold)
+	return e, !ended
+}
+
+// compactNow replaces the conversation, measured at c, with the
+// compactor's (the compaction record, the record's compaction entry), or
+// declines; ended when the compactor's error ended the attempt.
+func (t *taskRun) compactNow(ctx context.Context, turn int, c *status.ContextInfo, threshold float64) (agent.Ending, bool) {
+	s := t.s
 	name, msgs, summary, err := t.compactor(ctx, turn, c.UsedTokens, c.BudgetTokens, threshold)
 	if err != nil {
 		t.mu.Lock()

@@ -33,10 +33,17 @@ type httpTransport struct{ t *taskRun }
 
 func (httpTransport) Resume(context.Context) (agent.Ending, bool) { return agent.Ending{}, true }
 
-// Begin makes the call a restored task was waiting on (resumeWaiting), if
-// any, as its turn would have gone on: ok false when that ended the task.
+// Begin compacts a resumed conversation under --resume-mode compact, then
+// makes the call a restored task was waiting on (resumeWaiting), if any, as
+// its turn would have gone on: ok false when either ended the task.
 func (h httpTransport) Begin(ctx context.Context) (agent.Ending, bool) {
 	t := h.t
+	if t.compactResumed {
+		t.compactResumed = false
+		if e, ok := t.compactFirst(ctx); !ok {
+			return e, false
+		}
+	}
 	if len(t.pending) == 0 {
 		return agent.Ending{}, true
 	}

@@ -42,6 +42,9 @@ type Resumed struct {
 	// Lost are the background commands the session left with no outcome
 	// (--resume only), reported once by a detached_lost completion task.
 	Lost []trace.ShellLost
+	// Compact: the conversation is compacted before the first turn of the
+	// task that continues it (--resume-mode compact).
+	Compact bool
 	// TracePath is the resumed session's trace.jsonl (--resume only).
 	TracePath  string
 	startEvent string
@@ -188,11 +191,8 @@ func waitingIn(es []conversation.Entry, w *Waiting) bool {
 // (no task_start with a context id), E-RUN-017 (no record), E-RUN-018
 // (mode compact, no on-compaction hook) or I/O errors. Nothing is made.
 func (l *Launch) Resume(tracePath, mode string) error {
-	if mode == ResumeCompact {
-		if !l.hasCompactionHook() {
-			return diag.RunResumeCompactNoHook()
-		}
-		return errors.New("--resume-mode compact is not supported by this build: compaction is not built yet")
+	if mode == ResumeCompact && !l.hasCompactionHook() && !l.Manifest.CompactHook() {
+		return diag.RunResumeCompactNoHook()
 	}
 	tf, err := readResumeTrace(tracePath)
 	ses, ctxID := tf.sessionID, tf.contextID
@@ -221,7 +221,7 @@ func (l *Launch) Resume(tracePath, mode string) error {
 	}
 	l.LaunchContextID = ctxID
 	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID, History: conversation.Messages(es),
-		Lost: tf.lost, TracePath: tracePath, startEvent: tf.startEvent}
+		Lost: tf.lost, TracePath: tracePath, startEvent: tf.startEvent, Compact: mode == ResumeCompact}
 	if w := tf.unended; w != nil && waitingIn(es, w) {
 		l.Resumed.Waiting = w
 	}

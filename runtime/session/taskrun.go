@@ -36,6 +36,9 @@ type taskRun struct {
 	// pending are the request-input calls a restored task makes again
 	// before its first turn (resumeWaiting).
 	pending []driver.Block
+	// compactResumed: the resumed conversation is compacted before the
+	// first turn (mur run --resume-mode compact).
+	compactResumed bool
 
 	mu          sync.Mutex
 	phase       string // LOOP-16 phase a cancel lands in
@@ -184,6 +187,7 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 			// the per-session context is already in it.
 			t.msgs = append(history, t.msgs[0])
 			t.recorded, t.from = len(history), len(history)
+			t.compactResumed = s.l.Resumed.Compact
 		}
 	}
 	t.taskStartHooks(ctx)
