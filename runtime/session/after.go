@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/murmur-go/mur/a2a"
 	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/telemetry"
 	"github.com/murmur-go/mur/runtime/tool"
+	"github.com/murmur-go/mur/runtime/toolset"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -87,44 +89,30 @@ func (t *taskRun) continuation(ctx context.Context) (e agent.Ending, more, ended
 	return agent.Ending{}, true, false
 }
 
-// doneCheckEnded is `\`<command>\` ended <outcome>, exit code <n|none>`, the
-// part LOOP-14's reopen message and the failed task's reason share.
-func doneCheckEnded(command, outcome string, code *int) string {
-	c := "none"
-	if code != nil {
-		c = fmt.Sprint(*code)
-	}
-	return fmt.Sprintf("`%s` ended %s, exit code %s", command, outcome, c)
-}
-
-// doneCheckMessage is LOOP-14's reopen message.
-func doneCheckMessage(command, outcome string, code *int, tail string) string {
-	return "[done_check] " + doneCheckEnded(command, outcome, code) + "; its last output:\n" + tail
-}
-
 // doneCheck is LOOP-14: run the command; not passed and under its limit,
 // reopen the task with the output; limit spent and still failing, fail it.
 func (t *taskRun) doneCheck(ctx context.Context, e agent.Ending) (agent.Ending, bool) {
 	s := t.s
 	dc := s.m.Lifecycle.DoneCheck
-	r := t.runDoneCheck(ctx, dc.Command, dc.TimeoutSecs)
+	r := agent.DoneCheck{Command: dc.Command, Timeout: time.Duration(dc.TimeoutSecs) * time.Second, Dir: s.workdir, Env: s.env,
+		Start: s.sandbox.Start, Keep: toolset.TailBytes, Now: s.now}.Run(ctx)
 	t.mu.Lock()
 	t.doneRuns++
-	t.doneOutcome = r.outcome
+	t.doneOutcome = r.Outcome
 	run := t.doneRuns
 	t.mu.Unlock()
-	_, _ = s.tr.Write(trace.DoneCheck{TaskID: t.id, Run: run, Outcome: r.outcome, ExitCode: r.code,
-		DurationMS: r.duration.Milliseconds(), OutputBytes: r.bytes})
+	_, _ = s.tr.Write(trace.DoneCheck{TaskID: t.id, Run: run, Outcome: r.Outcome, ExitCode: r.Code,
+		DurationMS: r.Duration.Milliseconds(), OutputBytes: r.Bytes})
 	if ce, ok := t.canceled(); ok {
 		return ce, false
 	}
-	if r.outcome == "passed" || dc.Limit == 0 {
+	if r.Outcome == "passed" || dc.Limit == 0 {
 		return e, false
 	}
-	msg := doneCheckMessage(dc.Command, r.outcome, r.code, r.tail)
+	msg := agent.DoneCheckMessage(dc.Command, r.Outcome, r.Code, r.Tail)
 	if t.doneReopens >= dc.Limit {
 		// Built, not cut from msg: the command may hold a ';' itself.
-		reason := "done_check " + doneCheckEnded(dc.Command, r.outcome, r.code)
+		reason := "done_check " + agent.DoneCheckEnded(dc.Command, r.Outcome, r.Code)
 		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: "done_check", Reason: reason}, false
 	}
 	if t.turns >= s.m.Inference.MaxTurns {
@@ -136,7 +124,7 @@ func (t *taskRun) doneCheck(ctx context.Context, e agent.Ending) (agent.Ending, 
 	t.mu.Unlock()
 	t.reprompt(promptDoneCheck, msg)
 	_, _ = s.tr.Write(trace.TaskReopened{TaskID: t.id, HookName: "done_check",
-		Reason: "[done_check] " + doneCheckEnded(dc.Command, r.outcome, r.code) + "; its last output:", ReopenNumber: n,
+		Reason: "[done_check] " + agent.DoneCheckEnded(dc.Command, r.Outcome, r.Code) + "; its last output:", ReopenNumber: n,
 		TurnsRemaining: s.m.Inference.MaxTurns - t.turns})
 	if t.run.Provenance().Source == "task_md" {
 		p := filepath.Join(s.runtimeDir, "task.md")

@@ -29,7 +29,7 @@ type harnessTransport struct {
 // thread entry under threaded (THR-2).
 func (h *harnessTransport) Begin(context.Context) (agent.Ending, bool) {
 	t := h.t
-	h.p = prompt{kind: promptTask, text: taskText(t.run.Message(), t.run.Provenance()) + "\n\n" + t.s.context}
+	h.p = prompt{kind: promptTask, text: agent.TaskText(t.run.Message(), t.run.Provenance()) + "\n\n" + t.s.context}
 	resume, thread, e, ok := t.threadStart()
 	h.resume, h.thread = resume, thread
 	return e, ok
@@ -120,7 +120,7 @@ func (t *taskRun) restartText() string {
 			return string(b)
 		}
 	}
-	text := taskText(t.run.Message(), t.run.Provenance())
+	text := agent.TaskText(t.run.Message(), t.run.Provenance())
 	if len(t.feedback) > 0 {
 		text += "\n\n# Reopen feedback\n"
 		for _, f := range t.feedback {

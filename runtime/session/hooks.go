@@ -160,7 +160,7 @@ func (s *Session) HostCall(ctx context.Context, h *hook.Hook, call string, param
 		if t == nil {
 			return nil, errors.New("no task is running")
 		}
-		return map[string]any{"task_id": t.id, "input": partsText(t.run.Message()), "result": t.lastAnswer()}, nil
+		return map[string]any{"task_id": t.id, "input": agent.PartsText(t.run.Message()), "result": t.lastAnswer()}, nil
 	case "run-inference":
 		if t == nil {
 			return nil, errors.New("no task is running")

@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 
@@ -80,69 +78,6 @@ func (t *taskRun) getPhase() string {
 	return t.phase
 }
 
-// lane is task_start.lane (LOOP-4).
-func lane(o a2a.Origin) string {
-	switch o {
-	case a2a.OriginUser:
-		return "user"
-	case a2a.OriginPeer:
-		return "peer"
-	}
-	return "bg"
-}
-
-// partsBytes is task_start.message_parts_bytes: text bytes plus data parts'
-// JSON bytes.
-func partsBytes(m a2a.Message) int {
-	n := 0
-	for _, p := range m.Parts {
-		switch {
-		case p.Text != nil:
-			n += len(*p.Text)
-		case p.Data != nil:
-			n += len(p.Data)
-		case p.URL != nil:
-			n += len(*p.URL)
-		default:
-			n += len(p.Raw)
-		}
-	}
-	return n
-}
-
-// taskText is LOOP-21's first user message: the parts in order (data as
-// compact JSON) joined by "\n", fenced under task:<origin> when untrusted.
-func taskText(m a2a.Message, p tasktable.Provenance) string {
-	text := partsText(m)
-	if p.Trust == a2a.TrustUntrusted {
-		return tool.Fence(tool.SourceTask+string(p.Origin), text)
-	}
-	return text
-}
-
-// partsText is LOOP-21's join of a message's parts: text parts and URLs as
-// they are, data parts as compact JSON, joined by "\n" (also a reply's text,
-// input.md INP-5).
-func partsText(m a2a.Message) string {
-	var parts []string
-	for _, pt := range m.Parts {
-		switch {
-		case pt.Text != nil:
-			parts = append(parts, *pt.Text)
-		case pt.Data != nil:
-			var v any
-			if json.Unmarshal(pt.Data, &v) == nil {
-				parts = append(parts, tool.JSON(v))
-			} else {
-				parts = append(parts, string(pt.Data))
-			}
-		case pt.URL != nil:
-			parts = append(parts, *pt.URL)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // runTask runs one task from task_start to task_end and returns its exit
 // status and SES-5 text.
 func (s *Session) runTask(run *tasktable.Run) (status, text string) {
@@ -165,8 +100,8 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 		state: tool.NewTaskState(tool.TaskInfo{ID: string(run.ID()), ContextID: string(run.ContextID()), Origin: string(prov.Origin), Trust: string(prov.Trust),
 			CallerMember: run.Caller().Member}, s.tr)}
 	_, _ = s.tr.Write(trace.TaskStart{TaskID: t.id, ContextID: string(run.ContextID()), Source: prov.Source,
-		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: lane(prov.Origin),
-		MessagePartsBytes: partsBytes(run.Message()), CallerMember: run.Caller().Member}) // caller_member: TRC-3
+		Origin: string(prov.Origin), Trust: string(prov.Trust), Lane: agent.Lane(prov.Origin),
+		MessagePartsBytes: agent.PartsBytes(run.Message()), CallerMember: run.Caller().Member}) // caller_member: TRC-3
 	s.mu.Lock()
 	s.curTask = t
 	s.mu.Unlock()
@@ -178,7 +113,7 @@ func (s *Session) runTask(run *tasktable.Run) (status, text string) {
 	// The task first, then the per-session context (LOOP-6): the request's
 	// bytes before the task are the same in every session of the capsule.
 	t.msgs = []driver.Message{
-		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(taskText(run.Message(), prov))}},
+		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(agent.TaskText(run.Message(), prov))}},
 		{ID: a2a.NewID(a2a.PrefixMessage), Role: driver.RoleUser, Blocks: []driver.Block{driver.TextBlock(s.context)}},
 	}
 	if !t.resumeWaiting() {

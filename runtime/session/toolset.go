@@ -3,6 +3,7 @@ package session
 import (
 	"path/filepath"
 
+	"github.com/murmur-go/mur/runtime/agent"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/toolset"
@@ -46,7 +47,7 @@ func (s *Session) buildTools() error {
 			}
 			return toolset.Asking{}, false
 		},
-		ReplyText: partsText,
+		ReplyText: agent.PartsText,
 		Override:  s.l.override,
 	})
 	if err != nil {
