@@ -272,14 +272,20 @@ func (r *doctorReport) checkProject(env *Env, cwd, project string, ss store.Stor
 }
 
 // checkContainment reports the class the capsule's tool processes would run
-// under: scoped where the kernel offers Landlock, unless the
-// manifest asks for advisory; scoped asked of a kernel without it is
+// under: scoped where the kernel offers Landlock, unless the manifest asks
+// for advisory or sealed; scoped or sealed asked of a kernel without it is
 // E-CAP-003, as mur run refuses it.
 func (r *doctorReport) checkContainment(file, declared string) {
 	abi, err := proc.LandlockABI()
 	switch {
 	case declared == proc.Advisory:
 		r.pass("containment advisory (declared)")
+	case declared == proc.Sealed && err == nil:
+		// The namespaces and the composed root are tried at launch (and by
+		// mur run --explain-scope), not here.
+		r.pass(fmt.Sprintf("containment sealed (Landlock ABI %d; mur run --explain-scope rehearses the rest)", abi))
+	case declared == proc.Sealed:
+		r.fail("containment sealed", diag.CapSealed(file+": capabilities.containment", err.Error()), false)
 	case err == nil:
 		r.pass(fmt.Sprintf("containment scoped (Landlock ABI %d)", abi))
 	case declared == proc.Scoped:
