@@ -182,6 +182,8 @@ func TestLoadErrors(t *testing.T) {
 			"error[E-MAN-001]: /proj/murmur.yaml: missing required key 'network.authentication.credentials[0].scopes'\n  hint: add network.authentication.credentials[0].scopes to /proj/murmur.yaml\n"},
 		{"DOOR_port_range", head + "network: {internal_port: 70000}\n", nil,
 			"error[E-MAN-003]: /proj/murmur.yaml:5:26: network.internal_port: must be at most 65535\n  hint: correct network.internal_port\n"},
+		{"LISTEN_port_range", head + "capabilities: {network: {listen: [8080, 0]}}\n", nil,
+			"error[E-MAN-003]: /proj/murmur.yaml:5:41: capabilities.network.listen[1]: 0 is not a port (1-65535)\n  hint: correct capabilities.network.listen[1]\n"},
 		// E-CAP-010 (step 4)
 		{"LOOP10_config_not_mapping", head + "artifacts: [{name: t, version: 1.0.0, config: [1, 2]}]\n", nil,
 			"error[E-CAP-010]: invalid config for artifact 't': 'config:' must be a mapping of keys to values\n  hint: make config a mapping under 65536 bytes of JSON\n"},
