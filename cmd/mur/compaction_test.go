@@ -511,3 +511,60 @@ func TestCompactionSpendCeiling_LOOP18(t *testing.T) {
 		t.Errorf("session_end = %v", ends)
 	}
 }
+
+// TestCompactionPromptFileAtLaunch: inference.compaction.system_prompt_file
+// is read when the session launches — missing, the launch fails E-RUN-009
+// before any inference call — and its text is the summary call's system
+// prompt, verbatim.
+func TestCompactionPromptFileAtLaunch(t *testing.T) {
+	const prompt = "Keep every number the agent printed.\n"
+	for _, present := range []bool{false, true} {
+		srv := fake.New(fake.Config{APIKey: "sk-test", Model: "gpt-test", ContextWindow: 16000})
+		defer srv.Close()
+		var mu sync.Mutex
+		agent := 0
+		srv.SetHandler(func(r fake.Request) fake.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(r.Decoded.Tools) == 0 {
+				return fake.Text("the agent has listed numbers")
+			}
+			if agent++; agent > 8 {
+				return fake.Text("counted to the end")
+			}
+			return fake.Calls(fake.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"seq %d %d"}`, agent, agent+1900)})
+		})
+		files := map[string]string{
+			"murmur.yaml": "name: long\nversion: \"1.0.0\"\ncontext:\n  max_tokens: 16000\n" + compactArtifact +
+				"inference:\n  max_tokens: 1024\n  compaction: {threshold: 0.8, system_prompt_file: compact.md}\n  driver:\n    kind: openai\n    model: gpt-test\n    endpoint: " + srv.URL +
+				"\n    api_key: ${TEST_OPENAI_KEY}\ncapabilities:\n  shell:\n    allow: [bash]\n",
+			".env": "TEST_OPENAI_KEY=sk-test\n",
+		}
+		if present {
+			files["compact.md"] = prompt
+		}
+		e := newRunEnv(t, files)
+		stdout, stderr, code := e.run(t, "--capsule", e.dir, "--task", "list numbers")
+		if !present {
+			if code == 0 || !strings.Contains(stderr, "error[E-RUN-009]") || !strings.Contains(stderr, "compact.md") || len(srv.Requests()) != 0 {
+				t.Errorf("without the file: exit %d, stderr %q, %d requests", code, stderr, len(srv.Requests()))
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(stdout, "counted to the end") {
+			t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+		}
+		summaries := 0
+		for _, r := range srv.Requests() {
+			if len(r.Decoded.Tools) == 0 {
+				summaries++
+				if m := r.Decoded.Messages[0]; m.Role != "system" || m.Text() != prompt {
+					t.Errorf("the summary call's first message = %s %q, want the file's text", m.Role, m.Text())
+				}
+			}
+		}
+		if summaries == 0 {
+			t.Error("no summary call")
+		}
+	}
+}

@@ -184,14 +184,7 @@ func (t *taskRun) builtinCompact(ctx context.Context, turn int, budget int64) ([
 		return nil, "", nil
 	}
 	cc := s.m.Inference.Compaction
-	system := cc.SystemPrompt
-	if cc.SystemPromptFile != "" {
-		b, err := os.ReadFile(filepath.Join(s.m.Dir, cc.SystemPromptFile))
-		if err != nil {
-			return nil, "", fmt.Errorf("inference.compaction.system_prompt_file: %s", osText(err))
-		}
-		system = string(b)
-	}
+	system := s.l.CompactionPrompt
 	if system == "" {
 		system = compactSystem
 	}

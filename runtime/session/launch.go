@@ -69,6 +69,10 @@ type Launch struct {
 	// session_start.system_prompt_source).
 	Prompt       string
 	PromptSource string
+	// CompactionPrompt is the built-in compactor's system prompt:
+	// inference.compaction.system_prompt, or its file's text read at
+	// launch; "" = the compactor's own.
+	CompactionPrompt string
 	// Drivers serve each choice by name (DRV-2); the primary is "primary".
 	// None under transport: process.
 	Drivers map[string]driver.Driver

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/murmur-go/mur/runtime/diag"
@@ -48,6 +49,9 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 			l.PromptSource = promptCLI // --system-prompt "" clears every source
 		}
 	}
+	if err := l.readCompactionPrompt(m); err != nil {
+		return err
+	}
 	l.Drivers = map[string]driver.Driver{}
 	if m.Inference.Process() { // no driver: the harness reaches its model (PROC-2)
 		return l.resolveHarness(m)
@@ -63,6 +67,31 @@ func (l *Launch) readFiles(m *manifest.Manifest) error {
 		}
 		l.Drivers[c.Name] = d
 	}
+	return nil
+}
+
+// readCompactionPrompt reads inference.compaction.system_prompt_file at
+// launch, as the system prompt's file is (E-RUN-009); under transport:
+// process nothing compacts and nothing is read.
+func (l *Launch) readCompactionPrompt(m *manifest.Manifest) error {
+	cc := m.Inference.Compaction
+	if m.Inference.Process() || cc.SystemPromptFile == "" {
+		l.CompactionPrompt = cc.SystemPrompt
+		return nil
+	}
+	path := cc.SystemPromptFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(m.Dir, path)
+	}
+	p, err := l.ownFile(m, "inference.compaction.system_prompt_file", cc.SystemPromptFile, path)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return diag.RunUnreadable(p, osText(err)).WithErr(err)
+	}
+	l.CompactionPrompt = string(b)
 	return nil
 }
 
