@@ -37,23 +37,40 @@ func freePort(t *testing.T) int {
 
 // A sealed tool is alone in a root of its own: /proc shows its init and its
 // own processes only, the host's accounts, /etc/shadow, /var and its
-// session's records beyond its HOME are absent, and the member's own door on
-// 127.0.0.1 cannot be reached though network.allow names it (its network
-// namespace has only lo), while the same door answers a scoped tool.
+// session's records beyond its HOME are absent, and neither the member's own
+// door on 127.0.0.1 nor another loopback server of the host can be reached
+// though network.allow names both (its network namespace has only lo of its
+// own), while both answer a scoped tool.
 func TestRunSealedToolIsAlone(t *testing.T) {
 	needLandlock(t)
 	port := freePort(t)
-	allow := "  network:\n    allow: [\"127.0.0.1:" + strconv.Itoa(port) + "\"]\n"
+	host, err := net.Listen("tcp", "127.0.0.1:0") // a server of the host's, beside the door
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	go func() {
+		for {
+			c, err := host.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	hostPort := strconv.Itoa(host.Addr().(*net.TCPAddr).Port)
+	allow := "  network:\n    allow: [\"127.0.0.1:" + strconv.Itoa(port) + "\", \"127.0.0.1:" + hostPort + "\"]\n"
 	probe := `set -- /proc/[0-9]*; echo "procs=$# $1"; cut -d: -f1 /etc/passwd | tr '\n' ,; echo; ` +
 		`test -e /etc/shadow || echo no-shadow; test -e /var || echo no-var; test -e "$HOME/../trace.jsonl" || echo no-trace; ` +
-		`(exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `) 2>/dev/null && echo door-reached || echo door-unreachable`
+		`(exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `) 2>/dev/null && echo door-reached || echo door-unreachable; ` +
+		`(exec 3<>/dev/tcp/127.0.0.1/` + hostPort + `) 2>/dev/null && echo host-reached || echo host-unreachable`
 	for _, c := range []struct {
 		class string
 		files map[string]string
 		want  string
 	}{
-		{"sealed", sealedBash(probe, allow), "Stdout:\nprocs=2 /proc/1\nroot,\nno-shadow\nno-var\nno-trace\ndoor-unreachable\n"},
-		{"scoped", withCaps(scopedBash(probe), allow), "door-reached\n"},
+		{"sealed", sealedBash(probe, allow), "Stdout:\nprocs=2 /proc/1\nroot,\nno-shadow\nno-var\nno-trace\ndoor-unreachable\nhost-unreachable\n"},
+		{"scoped", withCaps(scopedBash(probe), allow), "door-reached\nhost-reached\n"},
 	} {
 		e := newRunEnv(t, c.files)
 		out, errOut, code := e.run(t, "--capsule", e.dir, "--port", strconv.Itoa(port), "--task", "alone")
