@@ -13,11 +13,12 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"sync"
-	"syscall"
+	"time"
 
 	"github.com/murmur-go/mur/launcher/view"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/murhome"
+	"github.com/murmur-go/mur/runtime/supervisor"
 )
 
 // cmdView is `mur view`: a live, read-only web view of a
@@ -118,11 +119,15 @@ func listenReason(err error) string {
 	return err.Error()
 }
 
+// openerGrace is how long the browser opener has after SIGTERM when the
+// view ends before it did.
+const openerGrace = 2 * time.Second
+
 // openBrowser opens url in the desktop's browser without putting the token
 // on any command line (it would show in ps): it writes a page that
 // redirects to url into a 0600 temporary file, as Jupyter does, and asks
 // xdg-open (macOS: open) to open that file. The opener is reaped by a
-// goroutine in wg; cleanup removes the file.
+// goroutine in wg (runtime/supervisor); cleanup removes the file.
 func openBrowser(ctx context.Context, wg *sync.WaitGroup, url string) (cleanup func(), err error) {
 	cleanup = func() {}
 	opener := "xdg-open"
@@ -146,11 +151,12 @@ func openBrowser(ctx context.Context, wg *sync.WaitGroup, url string) (cleanup f
 	if err != nil {
 		return cleanup, err
 	}
-	cmd := exec.CommandContext(ctx, bin, f.Name())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C at the terminal is the view's, not the browser's
-	if err := cmd.Start(); err != nil {
+	// The opener leads a group of its own (Ctrl-C at the terminal is the
+	// view's, not the browser's), and the view's end stops it with grace.
+	p, err := supervisor.Start(exec.CommandContext(ctx, bin, f.Name()), supervisor.Options{Grace: openerGrace})
+	if err != nil {
 		return cleanup, err
 	}
-	wg.Go(func() { _ = cmd.Wait() })
+	wg.Go(func() { <-p.Done() })
 	return cleanup, nil
 }
