@@ -186,6 +186,9 @@ func TestCompactionDeclinedWithoutHook(t *testing.T) {
 	if len(d) == 0 || d[0]["reason"] != "no_hook_replacement" {
 		t.Fatalf("declined = %v", d)
 	}
+	if log, err := os.ReadFile(filepath.Join(recs, "logs", "bootstrap.log")); err != nil || strings.Count(string(log), "no hook returned replace-context\n") != len(d) {
+		t.Errorf("bootstrap.log = %q (%v), want a line per decline", log, err)
+	}
 	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
 		t.Errorf("compaction = %v", c)
 	}
@@ -399,6 +402,9 @@ func TestCompactionDeclinedUnpaired(t *testing.T) {
 	d := recordsOf(t, recs, "compaction_declined")
 	if len(d) == 0 || d[0]["reason"] != "unresolved_tool_call" || d[0]["tokens"].(float64) < 0.8*(16000-1024) {
 		t.Fatalf("declined = %v", d)
+	}
+	if log, err := os.ReadFile(filepath.Join(recs, "logs", "bootstrap.log")); err != nil || strings.Count(string(log), "compacted result has an unresolved tool_call\n") != len(d) {
+		t.Errorf("bootstrap.log = %q (%v), want a line per decline", log, err)
 	}
 	if c := recordsOf(t, recs, "compaction"); len(c) != 0 {
 		t.Errorf("compaction = %v", c)

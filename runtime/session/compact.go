@@ -36,6 +36,12 @@ const (
 	declinedUnresolved = "unresolved_tool_call"
 )
 
+// declinedLog is the logs/bootstrap.log line of each decline (murmur's).
+var declinedLog = map[string]string{
+	declinedNoHook:     "no hook returned replace-context",
+	declinedUnresolved: "compacted result has an unresolved tool_call",
+}
+
 // compactCheck is the compaction check after a driver response, before the
 // turn's tool calls run: when the conversation's size (the figures
 // session-status shows) reaches inference.compaction.threshold of the input
@@ -99,6 +105,7 @@ func (t *taskRun) compactNow(ctx context.Context, turn int, c *status.ContextInf
 		return agent.Ending{Status: StatusFailed, Text: agent.ResultFailed(reason), Cause: "internal", Reason: reason}, true
 	}
 	decline := func(reason string) (agent.Ending, bool) {
+		s.bootstrap(declinedLog[reason] + "\n")
 		_, _ = s.tr.Write(trace.CompactionDeclined{Turn: turn, TaskID: t.id, Tokens: c.UsedTokens, Reason: reason})
 		return agent.Ending{}, false
 	}
