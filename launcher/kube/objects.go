@@ -99,7 +99,7 @@ type Member struct {
 }
 
 // Names derives every object name from the formation id: member objects
-// are "<member>-<short>", a DNS-1035 label of at most 43 characters.
+// are "<member>-<short>", an RFC 1035 label of at most 43 characters.
 type Names struct{ short string }
 
 // NamesOf returns the names of formationID's objects.

@@ -26,7 +26,7 @@ func TestObjectsCapsuleBound(t *testing.T) {
 	}
 }
 
-// Every member object name is a DNS-1035 label for the longest member name
+// Every member object name is an RFC 1035 label for the longest member name
 // a roster admits (32 characters).
 func TestNamesAreLabels(t *testing.T) {
 	n := NamesOf("frm_0192f0c0ffee7000800000000000beef")
