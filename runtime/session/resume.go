@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-go/mur/runtime/conversation"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/driver"
+	"github.com/murmur-go/mur/runtime/harness"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/tasktable"
 	"github.com/murmur-go/mur/runtime/tool"
@@ -210,7 +211,7 @@ func (l *Launch) Resume(tracePath, mode string) error {
 	case m.Context.Record == "off":
 		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordOff)
 	case m.Inference.Process():
-		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordProcess)
+		return l.resumeThread(ses, ctxID)
 	}
 	es, path, err := l.readRecord(ctxID)
 	switch {
@@ -387,4 +388,29 @@ func appendLost(r *Resumed, by, taskID string, now func() time.Time) error {
 		}
 	}
 	return w.Close()
+}
+
+// resumeThread is Resume under transport: process, where the harness keeps
+// the conversation: under lifecycle.conversation: threaded the context's
+// harness-session.json names the harness session the launch task resumes
+// (THR-2). Under stateless, or with no such file, it is E-RUN-017.
+func (l *Launch) resumeThread(ses, ctxID string) error {
+	m := l.Manifest
+	home, err := murhome.Home(l.Opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if m.Lifecycle.Conversation != "threaded" {
+		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordProcess)
+	}
+	path := harness.ThreadPath(home, m.Name, ctxID)
+	switch th, err := harness.ReadThread(path); {
+	case err != nil:
+		return diag.IOError(path, err.Error())
+	case th == nil:
+		return diag.RunResumeNoRecord(ses, ctxID, diag.NoRecordFile(path))
+	}
+	l.LaunchContextID = ctxID
+	l.Resumed = &Resumed{SessionID: ses, ContextID: ctxID}
+	return nil
 }
