@@ -82,7 +82,7 @@ func TestProbe(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			v := c.d.Probe(context.Background(), c.bin, []string{"PATH=/bin:/usr/bin"}, dir, 200*time.Millisecond)
+			v := c.d.Probe(context.Background(), c.bin, []string{"PATH=/bin:/usr/bin"}, dir, 200*time.Millisecond, nil)
 			warning := ""
 			if v.Warning != nil {
 				warning = v.Warning.Render()

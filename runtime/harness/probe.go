@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murmur-go/mur/runtime/diag"
+	"github.com/murmur-go/mur/runtime/proc"
 )
 
 // Version is what the version probe read (PROC-10).
@@ -23,9 +24,10 @@ type Version struct {
 }
 
 // Probe runs `<binary> --version` once (PROC-10): the harness environment,
-// cwd dir, empty stdin, at most timeout (ProbeTimeout). Nothing is refused:
-// a version other than the dialect's tested one, or none, is a warning.
-func (d Dialect) Probe(ctx context.Context, binary string, env []string, dir string, timeout time.Duration) Version {
+// cwd dir, empty stdin, at most timeout (ProbeTimeout), started through sb
+// (nil: unconfined) as every run is. Nothing is refused: a version other
+// than the dialect's tested one, or none, is a warning.
+func (d Dialect) Probe(ctx context.Context, binary string, env []string, dir string, timeout time.Duration, sb *proc.Sandbox) Version {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "--version")
@@ -35,7 +37,10 @@ func (d Dialect) Probe(ctx context.Context, binary string, env []string, dir str
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	err := cmd.Run()
+	err := sb.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything it left behind
 	}

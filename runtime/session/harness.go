@@ -151,7 +151,7 @@ func (s *Session) lookupEnv(name string) (string, bool) {
 // tested one or cannot be read.
 func (s *Session) probeHarness() {
 	h := s.hx
-	h.version = h.d.Probe(context.Background(), h.binary, h.env, s.workdir, harness.ProbeTimeout)
+	h.version = h.d.Probe(context.Background(), h.binary, h.env, s.workdir, harness.ProbeTimeout, h.sandbox)
 	if w := h.version.Warning; w != nil {
 		s.harnessWarning("", w)
 	}

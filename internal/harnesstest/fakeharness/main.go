@@ -113,10 +113,17 @@ func main() {
 	args := os.Args[1:]
 	codex := len(args) > 0 && args[0] == "exec"
 	if len(args) == 1 && args[0] == "--version" {
+		conf := ".claude"
 		if strings.Contains(filepath.Base(os.Args[0]), "codex") || os.Getenv("FAKE_HARNESS_DIALECT") == "codex" {
+			conf = ".codex"
 			fmt.Println("codex-cli 0.169.0")
 		} else {
 			fmt.Println("2.1.328 (Claude Code)")
+		}
+		// how the probe ran it, for a test of its containment
+		dir := filepath.Join(os.Getenv("HOME"), conf, ".fakeharness")
+		if os.MkdirAll(dir, 0o700) == nil {
+			_ = os.WriteFile(filepath.Join(dir, "version-status"), []byte(strings.Join(status(), ",")), 0o600)
 		}
 		return
 	}

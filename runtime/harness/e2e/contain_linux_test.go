@@ -70,8 +70,9 @@ func TestScopedToolCannotReadTheBridgeBearer(t *testing.T) {
 // filter; it reads its workdir but neither $MURMUR_HOME (the stores'
 // running records, its own trace, other members' workdirs) nor a file
 // outside its grants; and its bridged calls still work (codex's through
-// the proxy it starts inside the same domain). (The CLI used to keep the
-// runtime's user and capabilities and reach everything.)
+// the proxy it starts inside the same domain). Its version probe runs
+// contained too. (The CLI used to keep the runtime's user and capabilities
+// and reach everything.)
 func TestHarnessIsContained(t *testing.T) {
 	if _, err := proc.LandlockABI(); err != nil {
 		t.Skipf("the kernel offers no Landlock: %v", err)
@@ -93,9 +94,13 @@ func TestHarnessIsContained(t *testing.T) {
 			if res := result(t, r); code != 0 || res != "DONE" {
 				t.Fatalf("mur run = %d, result %q, stderr %q", code, res, stderr)
 			}
+			const contained = "CapEff: 0000000000000000,NoNewPrivs: 1,Seccomp: 2"
 			calls := c.calls(t)
-			if len(calls) != 1 || strings.Join(calls[0].Status, ",") != "CapEff: 0000000000000000,NoNewPrivs: 1,Seccomp: 2" {
+			if len(calls) != 1 || strings.Join(calls[0].Status, ",") != contained {
 				t.Errorf("the harness ran as %+v, want no capability, no_new_privs and seccomp", calls)
+			}
+			if b, err := os.ReadFile(c.state("version-status")); err != nil || string(b) != contained {
+				t.Errorf("the version probe ran as %q (%v), want %q (PROC-10)", b, err, contained)
 			}
 			b, err := os.ReadFile(c.state("reads.jsonl"))
 			if err != nil {
