@@ -15,7 +15,7 @@ import (
 	"github.com/murmur-go/mur/runtime/driver"
 	"github.com/murmur-go/mur/runtime/hook"
 	"github.com/murmur-go/mur/runtime/manifest"
-	"github.com/murmur-go/mur/runtime/tool/status"
+	"github.com/murmur-go/mur/runtime/tool"
 	"github.com/murmur-go/mur/runtime/trace"
 )
 
@@ -80,7 +80,7 @@ func (t *taskRun) compactFirst(ctx context.Context) (agent.Ending, bool) {
 	if err != nil {
 		return agent.Ending{}, true
 	}
-	c := &status.ContextInfo{UsedTokens: used, BudgetTokens: used}
+	c := &tool.ContextInfo{UsedTokens: used, BudgetTokens: used}
 	if b := s.choices.options(block).InputBudget(s.m.Context.MaxTokens, int64(req.MaxTokens)); b.Has() {
 		c.WindowTokens, c.BudgetTokens, c.BudgetBasis = b.Window, b.Tokens, b.Basis
 	}
@@ -91,7 +91,7 @@ func (t *taskRun) compactFirst(ctx context.Context) (agent.Ending, bool) {
 // compactNow replaces the conversation, measured at c, with the
 // compactor's (the compaction record, the record's compaction entry), or
 // declines; ended when the compactor's error ended the attempt.
-func (t *taskRun) compactNow(ctx context.Context, turn int, c *status.ContextInfo, threshold float64) (agent.Ending, bool) {
+func (t *taskRun) compactNow(ctx context.Context, turn int, c *tool.ContextInfo, threshold float64) (agent.Ending, bool) {
 	s := t.s
 	name, msgs, summary, err := t.compactor(ctx, turn, c.UsedTokens, c.BudgetTokens, threshold)
 	if err != nil {
