@@ -94,6 +94,15 @@ func ManMissingKey(file, dottedKey string) *Diagnostic {
 		fmt.Sprintf("add %s to %s", dottedKey, file))
 }
 
+// ManMissingKeyNear is E-MAN-001 for a required key missing from a mapping
+// that holds an unknown key close to it, at file:line:col (at): the
+// misspelling the author meant.
+func ManMissingKeyNear(file, dottedKey, at, held string) *Diagnostic {
+	key := dottedKey[strings.LastIndexByte(dottedKey, '.')+1:]
+	return mk(EMAN001, fmt.Sprintf("%s: missing required key '%s'; it holds '%s' — did you mean '%s'?", at, dottedKey, held, key),
+		fmt.Sprintf("rename %s to %s in %s", held, key, file))
+}
+
 // ManYAML is E-MAN-002 for a YAML syntax error at line:column.
 func ManYAML(file string, line, column int, yamlErr string) *Diagnostic {
 	return mk(EMAN002, fmt.Sprintf("%s:%d:%d: %s", file, line, column, yamlErr),

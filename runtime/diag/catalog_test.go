@@ -26,6 +26,7 @@ var catalog = []struct {
 	{"IONoManifest", IONoManifest("<path>", "<rosterDir>")},
 	{"IOError", IOError("<path>", "<osErr>")},
 	{"ManMissingKey", ManMissingKey("<file>", "<dottedKey>")},
+	{"ManMissingKeyNear", ManMissingKeyNear("<file>", "<dottedKey>", "<file>:<line>:<col>", "<held>")},
 	{"ManYAML", ManYAML("<file>", 2, 2, "<yamlErr>")},
 	{"ManCredentialUnset", ManCredentialUnset("<file>", "<dottedKey>", "<name>")},
 	{"ManTooLarge", ManTooLarge("<file>", 2)},

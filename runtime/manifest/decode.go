@@ -36,6 +36,8 @@ type loader struct {
 	// pos is where each dotted key's value starts in the file, for the
 	// file:line:col of a fault about it.
 	pos map[string]yaml.Node
+	// unknown are each mapping's unrecognized keys, by its path.
+	unknown map[string][]string
 }
 
 // note records where dotted's value n starts.
@@ -97,19 +99,27 @@ func (l *loader) mapping(path string, n *yaml.Node, fields []field, required ...
 		known[i] = f.key
 	}
 	vals := map[string]*yaml.Node{}
+	var unknown []string
 	for _, kv := range pairs(n) {
 		k := kv[0].Value
 		if !contains(known, k) {
 			l.note(join(path, k), kv[0])
 			l.warns = append(l.warns, diag.SecUnknownKey(l.at(join(path, k)), k, path, diag.Nearest(k, known)))
+			unknown = append(unknown, k)
 			continue
 		}
 		vals[k] = kv[1]
 		l.note(join(path, k), kv[1])
 	}
+	if len(unknown) > 0 {
+		if l.unknown == nil {
+			l.unknown = map[string][]string{}
+		}
+		l.unknown[path] = unknown
+	}
 	for _, r := range required {
 		if v, ok := vals[r]; !ok || isNull(v) {
-			l.miss = append(l.miss, diag.ManMissingKey(l.file, join(path, r)))
+			l.miss = append(l.miss, l.missing(path, r))
 		}
 	}
 	for _, f := range fields {
@@ -130,6 +140,18 @@ func (l *loader) mapping(path string, n *yaml.Node, fields []field, required ...
 		l.probeFields(path, fields)
 	}
 	return true
+}
+
+// missing is E-MAN-001 for the required key r of the mapping at path
+// (decoded already), naming its unknown key that is a misspelling of r, if
+// any.
+func (l *loader) missing(path, r string) *diag.Diagnostic {
+	for _, k := range l.unknown[path] {
+		if diag.Nearest(k, []string{r}) == r {
+			return diag.ManMissingKeyNear(l.file, join(path, r), l.at(join(path, k)), k)
+		}
+	}
+	return diag.ManMissingKey(l.file, join(path, r))
 }
 
 // present reports whether the dotted key had a value.

@@ -262,14 +262,14 @@ func (l *loader) driverBlock(d string, v *yaml.Node, alternate bool) DriverBlock
 	switch b.Kind {
 	case KindOpenAI, KindAnthropic:
 		if !l.present(d + ".model") {
-			l.miss = append(l.miss, diag.ManMissingKey(l.file, d+".model"))
+			l.miss = append(l.miss, l.missing(d, "model"))
 		}
 		if l.present(d + ".script") {
 			l.invalid(d+".script", "only the scripted driver takes a script")
 		}
 	case KindScripted:
 		if !l.present(d + ".script") {
-			l.miss = append(l.miss, diag.ManMissingKey(l.file, d+".script"))
+			l.miss = append(l.miss, l.missing(d, "script"))
 		}
 		if l.present(d + ".endpoint") {
 			l.invalid(d+".endpoint", "the scripted driver takes no endpoint")

@@ -55,6 +55,10 @@ func TestLoadErrors(t *testing.T) {
 		// MAN-4 step 3: E-MAN-001, E-RUN-005
 		{"MAN4_missing_name", "version: 1.0.0\n", nil,
 			"error[E-MAN-001]: /proj/murmur.yaml: missing required key 'name'\n  hint: add name to /proj/murmur.yaml\n"},
+		{"MAN4_missing_near", "name: demo\nversion: 1.0.0\ninference:\n  driver:\n    kind: scripted\n    scrpt: s.yaml\n", nil,
+			"error[E-MAN-001]: /proj/murmur.yaml:6:5: missing required key 'inference.driver.script'; it holds 'scrpt' — did you mean 'script'?\n  hint: rename scrpt to script in /proj/murmur.yaml\n"},
+		{"MAN4_missing_near_alternate", "name: demo\nversion: 1.0.0\ninference:\n  driver: {kind: scripted, script: s.yaml}\n  alternates: [{name: b, knd: scripted}]\n", nil,
+			"error[E-MAN-001]: /proj/murmur.yaml:5:26: missing required key 'inference.alternates[0].kind'; it holds 'knd' — did you mean 'kind'?\n  hint: rename knd to kind in /proj/murmur.yaml\n"},
 		{"MAN4_empty_file", "", nil,
 			"error[E-MAN-001]: /proj/murmur.yaml: missing required key 'name'\n  hint: add name to /proj/murmur.yaml\n"},
 		{"MAN3_null_is_absent", "name: demo\nversion:\n", nil,
