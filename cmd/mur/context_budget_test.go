@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
@@ -179,6 +182,26 @@ func TestSessionStatusAfterCompaction_DRV10(t *testing.T) {
 	want := fmt.Sprintf(`{"used_tokens":%d,"window_tokens":16000,"budget_tokens":14976,"budget_basis":"context_window_less_output_cap","measured_by":"estimate"}`, after)
 	if got := status(5); got != want {
 		t.Errorf("after a compaction: context = %s\nwant                         %s", got, want)
+	}
+	// mur trace show --json carries the record as the trace holds it.
+	cmd := exec.Command(murBin, "trace", "show", filepath.Base(sessionRecords(t, e)), "--json")
+	cmd.Dir, cmd.Env = e.dir, []string{"PATH=" + os.Getenv("PATH"), "MURMUR_HOME=" + e.home, "HOME=" + e.home}
+	out, errOut, code := testmur.Exec(t, cmd)
+	var doc struct {
+		Compaction struct {
+			Compacted []map[string]any `json:"compacted"`
+			Declined  []map[string]any `json:"declined"`
+		} `json:"compaction"`
+	}
+	body := map[string]any{}
+	for k, v := range cs[0] {
+		if !strings.Contains(" event_id event_type parent_id session_id timestamp ", " "+k+" ") {
+			body[k] = v
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Compaction.Compacted) != 1 || len(doc.Compaction.Declined) != 0 ||
+		fmt.Sprint(doc.Compaction.Compacted[0]) != fmt.Sprint(body) {
+		t.Errorf("trace show --json = %d (%v): compaction %+v, want %v\n%s", code, err, doc.Compaction, body, errOut)
 	}
 }
 

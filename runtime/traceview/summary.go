@@ -36,6 +36,14 @@ type Summary struct {
 	Input       Input                `json:"input"`
 	PeerFiles   PeerFiles            `json:"peer_files"`
 	Hooks       Hooks                `json:"hooks"`
+	Compaction  Compaction           `json:"compaction"`
+}
+
+// Compaction is the compaction records: each conversation replaced
+// (compaction, a harness's own among them) and each check declined.
+type Compaction struct {
+	Compacted []trace.Compaction         `json:"compacted"`
+	Declined  []trace.CompactionDeclined `json:"declined"`
 }
 
 // Hooks are the hooks' records: their denials (call_denied), faults
@@ -90,7 +98,16 @@ func Summarize(tr *Trace) Summary {
 		Inferences: nonNil(tr.Inferences),
 		Input:      Input{Requests: nonNil(tr.Input.Requests), Replies: nonNil(tr.Input.Replies), Timeouts: nonNil(tr.Input.Timeouts)},
 		PeerFiles:  PeerFiles{Mints: nonNil(tr.PeerFiles.Mints), Redeems: nonNil(tr.PeerFiles.Redeems), Fetches: nonNil(tr.PeerFiles.Fetches)},
-		Hooks:      Hooks{Denied: nonNil(tr.Hooks.Denied), Faults: nonNil(tr.Hooks.Faults), Seeds: nonNil(tr.Hooks.Seeds)}}
+		Hooks:      Hooks{Denied: nonNil(tr.Hooks.Denied), Faults: nonNil(tr.Hooks.Faults), Seeds: nonNil(tr.Hooks.Seeds)},
+		Compaction: Compaction{Compacted: []trace.Compaction{}, Declined: []trace.CompactionDeclined{}}}
+	for _, r := range tr.Compactions {
+		switch c := r.(type) {
+		case trace.Compaction:
+			out.Compaction.Compacted = append(out.Compaction.Compacted, c)
+		case trace.CompactionDeclined:
+			out.Compaction.Declined = append(out.Compaction.Declined, c)
+		}
+	}
 	for _, inf := range tr.Inferences {
 		add(&out.Tokens.ProviderInput, inf.InputTokensActual)
 		add(&out.Tokens.ProviderOutput, inf.OutputTokensActual)
