@@ -39,9 +39,14 @@ var rules = map[string][]string{
 	// The harness's dialects, runs and event streams (process.md §13) meet
 	// the session only through the session, never the other way round; a
 	// harness thread file sits in its context's conversation directory.
-	"runtime/harness":   {"runtime/atomicfile", "runtime/conversation", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/tool"},
+	// A harness CLI starts as a tool process does (runtime/proc) and reaches
+	// its bridge through the dialect's MCP configuration.
+	"runtime/harness":   {"runtime/atomicfile", "runtime/conversation", "runtime/supervisor", "runtime/diag", "runtime/manifest", "runtime/proc", "runtime/tool", "runtime/harness/bridge"},
 	"internal/testmur":  {"runtime/wire"},
 	"internal/otlptest": {},
+	// The door measured from outside its process: the built binary and the
+	// wire's lines, as any A2A client would see it.
+	"door/e2e": {"a2a", "runtime/wire"},
 	// The scripted test door's executor: the task table and its texts.
 	"internal/doortest": {"a2a", "runtime/tasktable"},
 	// Capsules served in a test's process, and a formation's channel as a
