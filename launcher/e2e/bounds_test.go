@@ -37,7 +37,7 @@ func bigRoster(n int, refused bool) string {
 func TestRosterAndManifestBounds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	huge := bigRoster(64000, true)
 	if len(huge) <= 1<<20 {
 		t.Fatalf("the 64,000-member roster is %d bytes; want over 1 MiB", len(huge))

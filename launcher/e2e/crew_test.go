@@ -33,6 +33,21 @@ func scaffoldCrew(t *testing.T, w *world) {
 	}
 }
 
+// scaffoldCrewGlobal runs mur new --roster crew and installs both members
+// into the global store instead, for a test whose roster lives outside crew
+// and names them from there.
+func scaffoldCrewGlobal(t *testing.T, w *world) {
+	t.Helper()
+	if _, errOut, code := w.run(t, ".", "new", "--roster", "crew"); code != 0 {
+		t.Fatalf("mur new --roster crew: %d %s", code, errOut)
+	}
+	for _, m := range []string{"lead", "worker"} {
+		if _, errOut, code := w.run(t, ".", "install", "-g", "crew/"+m); code != 0 {
+			t.Fatalf("mur install -g crew/%s: %d %s", m, code, errOut)
+		}
+	}
+}
+
 // TestCrewEndToEnd: mur new --roster crew → install → doctor → mur run
 // --roster crew --task … works end to end, and nothing is left running
 // (FCLI-9, DOC-2, LAUNCH-1, FCLI-1, LIFE-3, TRC-2).

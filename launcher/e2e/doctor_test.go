@@ -13,7 +13,7 @@ import (
 func TestDoctorRosterBesideManifest(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	proj := filepath.Join(w.dir, "proj")
 	os.MkdirAll(proj, 0o755)
 	for _, f := range []string{"lead/murmur.yaml", "lead/script.yaml", "roster.yaml"} {

@@ -21,7 +21,7 @@ import (
 func TestKilledPeersToolEndsWithIt(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	dir := filepath.Join(w.dir, "src", "e2e-sleeper")
 	os.MkdirAll(dir, 0o755)
 	const nap = "86417" // a duration no other test sleeps, to find this one by

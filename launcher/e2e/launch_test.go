@@ -39,7 +39,7 @@ reachability:
 // launch, its formation line and the entry's readiness line.
 func startFour(t *testing.T, w *world) (*launch, formationLine, readiness) {
 	t.Helper()
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	installPeer(t, w, "e2e-coder")
 	installPeer(t, w, "e2e-tester")
 	writeRoster(t, w, "four", fourRoster)
@@ -124,7 +124,7 @@ func TestStopFormationEndToEnd(t *testing.T) {
 func TestPeerFailsReadiness(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	dir := filepath.Join(w.dir, "src", "e2e-keyless")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte("name: e2e-keyless\nversion: \"0.1.0\"\ninference:\n  driver:\n    kind: openai\n    model: m\n    api_key: ${E2E_UNSET_KEY}\nexports:\n  peer_tasks:\n    accept: true\nnetwork:\n  authentication:\n    scheme: bearer\n"), 0o644)
@@ -160,7 +160,7 @@ func TestPeerFailsReadiness(t *testing.T) {
 func TestAdmissionRefusalsEndToEnd(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	b, _ := os.ReadFile(filepath.Join(w.dir, "crew", "roster.yaml"))
 	crew := string(b)
 	withOther := strings.Replace(strings.Replace(crew, "to: [worker]", "to: [worker, other]", 1),

@@ -20,7 +20,7 @@ import (
 func TestFullMeshLaunchHonoursSIGTERM(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	writeRoster(t, w, "mesh", bigRoster(256, false)+"reachability: all\n")
 	l := w.start(t, ".", "run", "--roster", "mesh", "--task", "x", "--json")
 	root := []byte("\x00--store-root\x00" + filepath.Join(w.dir, "mesh") + "\x00")
