@@ -49,3 +49,29 @@ func TestTrampolineConfinesAndReportsItsExec(t *testing.T) {
 		t.Errorf("Spawn of a missing binary = %v, want fork/exec <path>: no such file or directory", err)
 	}
 }
+
+// A command whose argv0 is a long path still starts through the trampoline
+// (which finds its own arguments after it in /proc/self/cmdline).
+func TestTrampolineTakesALongArgv0(t *testing.T) {
+	if _, err := LandlockABI(); err != nil {
+		t.Skipf("the kernel offers no Landlock: %v", err)
+	}
+	dir := t.TempDir()
+	sb, err := NewSandbox(&Policy{ReadWrite: []string{dir}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", "echo started")
+	cmd.Args[0] = "/" + strings.Repeat("a/", 1500) + "sh"
+	cmd.Dir = dir
+	p, err := Start(sb, cmd, &out, &errOut, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if out.String() != "started\n" {
+		t.Errorf("confined sh with a %d-byte argv0 = %q (exit %d, stderr %q), want started", len(cmd.Args[0]), out.String(), ExitCode(cmd.ProcessState), errOut.String())
+	}
+}

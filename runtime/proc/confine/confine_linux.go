@@ -36,12 +36,20 @@ func trampolineArg() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	var buf [512]byte
-	n, _ := syscall.Read(fd, buf[:])
-	syscall.Close(fd)
-	if n <= 0 {
-		return "", false
+	// argv0 may be a long path: room for PATH_MAX and the two arguments.
+	var buf [4096 + 64]byte
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if m <= 0 {
+			break
+		}
+		n += m
 	}
+	syscall.Close(fd)
 	var args []string
 	start := 0
 	for i := 0; i < n; i++ {
