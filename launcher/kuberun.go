@@ -57,8 +57,10 @@ func (l *launch) kubeLaunch(ctx context.Context) int {
 			l.stderr.line("[mur run] ", fmt.Sprintf("warning: the formation object %s/%s could not be deleted: %s; delete it with: kubectl -n %s delete configmap %s", ns, names.Formation(), err, ns, names.Formation()))
 		}
 	}
-	if _, err := c.Apply(ctx, spec); err != nil {
-		teardown()
+	if uid, err := c.Apply(ctx, spec); err != nil {
+		if uid != "" { // the formation object exists: it and what it owns go
+			teardown()
+		}
 		return l.fail(fmt.Errorf("the formation could not be put on Kubernetes: %w", err))
 	}
 	lctx, stopLease := context.WithCancel(context.WithoutCancel(ctx))
