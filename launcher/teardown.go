@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"time"
 )
 
@@ -36,8 +37,12 @@ func (l *launch) teardown(ps []*proc) {
 		}
 	}
 	<-allExited
+	// One reader grace for the whole formation, not one per member, so a
+	// formation's teardown does not grow with its size.
+	readers, cancel := context.WithTimeout(context.Background(), readerGrace)
+	defer cancel()
 	for _, p := range ps {
-		p.finishOutput()
+		p.finishOutput(readers.Done())
 		p.closeAll()
 	}
 }
@@ -46,15 +51,13 @@ func (l *launch) teardown(ps []*proc) {
 // the launcher's group).
 func (p *proc) kill() { p.sup.Kill() }
 
-// finishOutput waits a little for a reaped peer's readers to reach EOF, then
-// closes the read ends so they stop.
-func (p *proc) finishOutput() {
-	t := time.NewTimer(readerGrace)
-	defer t.Stop()
+// finishOutput waits, until expired is closed, for a reaped peer's readers to
+// reach EOF, then closes the read ends so they stop.
+func (p *proc) finishOutput(expired <-chan struct{}) {
 	for _, done := range []chan struct{}{p.outDone, p.errDone} {
 		select {
 		case <-done:
-		case <-t.C:
+		case <-expired:
 		}
 	}
 	if p.outR != nil {
