@@ -15,7 +15,7 @@ import (
 func TestVersionIsNeverAPath(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	scaffoldCrew(t, w)
+	scaffoldCrewGlobal(t, w)
 	store := filepath.Join(w.home, "artifacts")
 	// A capsule tree outside both stores, its meta.json intact: what a
 	// path-like version would reach.
