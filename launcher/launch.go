@@ -30,11 +30,12 @@ type Config struct {
 	Cwd        string          // every member's current directory (LAUNCH-3)
 	Environ    []string        // the launcher's environment (LAUNCH-3)
 
-	Task      *string   // --task, or nil for door mode (LAUNCH-7)
-	JSON      bool      // --json (entry; FCLI-1)
-	Verbose   bool      // --verbose (entry)
-	NoEnvFile bool      // --no-env-file (every member)
-	Deadline  time.Time // --deadline as an absolute moment, or zero (LAUNCH-8)
+	Task      *string           // --task, or nil for door mode (LAUNCH-7)
+	Resume    map[string]string // member name → its old session's trace.jsonl (--resume <frm_id>)
+	JSON      bool              // --json (entry; FCLI-1)
+	Verbose   bool              // --verbose (entry)
+	NoEnvFile bool              // --no-env-file (every member)
+	Deadline  time.Time         // --deadline as an absolute moment, or zero (LAUNCH-8)
 	// MaxConnections is --max-connections, handed to every member's mur run;
 	// 0 leaves each door's default.
 	MaxConnections int

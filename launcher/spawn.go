@@ -63,6 +63,9 @@ func (l *launch) runArgs(m *roster.Admitted, entry bool, storeRoot, dir string, 
 		door = []string{"--bind", "127.0.0.1"}
 	}
 	a = append(a, door...)
+	if trace := l.cfg.Resume[m.Name]; trace != "" {
+		a = append(a, "--resume", trace)
+	}
 	if !entry {
 		return append(a, "--json")
 	}

@@ -175,7 +175,8 @@ func TestRunRosterFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--roster", "--manifest", "x"}, "--manifest cannot be used with --roster"},
-		{[]string{"--roster", "--resume"}, "--resume cannot be used with --roster"},
+		{[]string{"--roster", "--resume-mode", "full"}, "--resume-mode cannot be used with --roster"},
+		{[]string{"--roster", "--resume"}, "flag needs an argument: --resume"},
 		{[]string{"--roster", "--port", "3"}, "--port cannot be used with --roster"},
 		{[]string{"--roster", "--bogus"}, "unknown flag --bogus"},
 		{[]string{"--roster", "a", "b"}, "unexpected argument 'b'"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,11 +15,13 @@ import (
 	"github.com/murmur-go/mur/door"
 	"github.com/murmur-go/mur/launcher"
 	"github.com/murmur-go/mur/launcher/roster"
+	"github.com/murmur-go/mur/launcher/view"
 	"github.com/murmur-go/mur/runtime/diag"
 	"github.com/murmur-go/mur/runtime/manifest"
 	"github.com/murmur-go/mur/runtime/murhome"
 	"github.com/murmur-go/mur/runtime/proc"
 	"github.com/murmur-go/mur/runtime/store"
+	"github.com/murmur-go/mur/runtime/traceview"
 )
 
 var runRosterUsage = fmt.Sprintf(`Usage: mur run --roster [<dir | dir/roster.yaml>] [--task <path-or-text>] [--json] [--verbose] [--no-env-file] [--deadline <time | duration>]
@@ -31,6 +35,7 @@ deadline.
 Flags:
   --roster [<path>]            the project directory or its roster.yaml (default .)
   --task <path-or-text>        the entry member's task (a file path or the text)
+  --resume <frm_id>            every member continues its conversation in that ended formation (docs/resume.md)
   --json                       stdout: the formation line, then the entry's readiness line
   --verbose, -v                the entry member's verbose startup lines
   --no-env-file                no member loads .env
@@ -46,17 +51,18 @@ Flags:
 
 // runFlagsNotWithRoster are the mur run flags --roster refuses (LAUNCH-6, LAUNCH-9).
 var runFlagsNotWithRoster = []string{"manifest", "capsule", "capsule-version", "capsule-sha256", "store-root",
-	"inherited-deadline", "system-prompt", "context", "resume", "resume-mode", "lifecycle-task-acceptance",
+	"inherited-deadline", "system-prompt", "context", "resume-mode", "lifecycle-task-acceptance",
 	"lifecycle-after-task", "workdir", "bind", "port", "explain-scope", "containment", "forget-session"}
 
 // rosterFlagNames are the flags parseRosterFlags reads, for did-you-mean.
-var rosterFlagNames = []string{"roster", "task", "json", "verbose", "no-env-file", "deadline", "help", "strict", "reinstall", "max-connections",
+var rosterFlagNames = []string{"roster", "task", "resume", "json", "verbose", "no-env-file", "deadline", "help", "strict", "reinstall", "max-connections",
 	"on", "image", "kubeconfig", "kube-context", "namespace"}
 
 // rosterFlags are the flags of `mur run --roster` (LAUNCH-6).
 type rosterFlags struct {
 	roster    string
 	task      *string
+	resume    string // --resume <frm_id>: the formation whose members continue
 	json      bool
 	verbose   bool
 	noEnvFile bool
@@ -112,6 +118,12 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 				return f, err
 			}
 			f.task = &v
+		case "resume":
+			v, err := value(&i, name, inline)
+			if err != nil {
+				return f, err
+			}
+			f.resume = v
 		case "json", "verbose", "v", "no-env-file", "h", "help", "strict", "reinstall":
 			if inline != nil {
 				return f, usagef("--%s takes no value", name)
@@ -261,7 +273,13 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 			return fail(env, "run", err)
 		}
 	}
-	cfg := launcher.Config{RosterPath: path, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home), Strict: f.strict,
+	var resume map[string]string
+	if f.resume != "" {
+		if resume, err = formationResume(home, path, f.resume); err != nil {
+			return fail(env, "run", err)
+		}
+	}
+	cfg := launcher.Config{RosterPath: path, Resume: resume, Resolver: launcher.NewStoreResolver(roster.ProjectDir(path), home), Strict: f.strict,
 		Home: home, Self: self, Cwd: cwd, Environ: os.Environ(),
 		Task: f.task, JSON: f.json, Verbose: f.verbose, NoEnvFile: f.noEnvFile, Deadline: f.deadline, MaxConnections: f.maxConns,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
@@ -289,6 +307,53 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 	code := launcher.Run(context.WithoutCancel(ctx), cfg)
 	proc.StopDescendants(proc.StopGrace, nil)
 	return code
+}
+
+// formationResume maps each member of ended formation frm to its
+// session's trace.jsonl, as mur trace show <frm_id> finds them (FCLI-8). A
+// formation not found, still running, or whose members are not exactly the
+// roster's is E-RUN-055, before anything is launched.
+func formationResume(home, rosterPath, frm string) (map[string]string, error) {
+	if why := diag.FormationIDFault(frm); why != "" {
+		return nil, diag.RunNotFormationID(frm, why)
+	}
+	members, live, err := view.Members(home, frm)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(members) == 0:
+		return nil, diag.RunResumeFormation(frm, diag.FormationNotFound)
+	case live:
+		return nil, diag.RunResumeFormation(frm, diag.FormationRunning)
+	}
+	r, err := roster.Load(rosterPath)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, m := range members {
+		path := filepath.Join(m.RecordsDir, murhome.TraceFile)
+		tr, err := traceview.Read(path)
+		if err != nil {
+			return nil, err
+		}
+		out[tr.Start.FormationMember] = path
+	}
+	var want []string
+	for _, m := range r.Members {
+		want = append(want, m.Name)
+	}
+	var had []string
+	for name := range out {
+		had = append(had, name)
+	}
+	slices.Sort(want)
+	slices.Sort(had)
+	if !slices.Equal(want, had) {
+		return nil, diag.RunResumeFormation(frm, fmt.Sprintf("its members were %s, the roster's are %s", strings.Join(had, ", "), strings.Join(want, ", ")))
+	}
+	return out, nil
 }
 
 // runningFormations lists the formation ids a running record names whose

@@ -69,6 +69,7 @@ var catalog = []struct {
 	{"RunResumeNoTask", RunResumeNoTask("<session>")},
 	{"RunResumeNoRecord", RunResumeNoRecord("<session>", "<context>", "<reason>")},
 	{"RunResumeCompactNoHook", RunResumeCompactNoHook()},
+	{"RunResumeFormation", RunResumeFormation("<frm_id>", "<why>")},
 	{"RunNoSessionMatch", RunNoSessionMatch("<arg>")},
 	{"RunAmbiguousSession", RunAmbiguousSession("<arg>", []string{"<sessions>"})},
 	{"RunSignalRefused", RunSignalRefused("<ses>", "<signal>", 2, "<why>")},

@@ -8,6 +8,7 @@ const (
 	ERUN016 Code = "E-RUN-016"
 	ERUN017 Code = "E-RUN-017"
 	ERUN018 Code = "E-RUN-018"
+	ERUN055 Code = "E-RUN-055"
 )
 
 // RunResumeAndContext is E-RUN-015: --resume and --context both given,
@@ -45,4 +46,17 @@ func RunResumeNoRecord(session, context, reason string) *Diagnostic {
 func RunResumeCompactNoHook() *Diagnostic {
 	return mk(ERUN018, "--resume-mode compact needs a hook bound to on-compaction; this capsule declares none",
 		"declare a hook artifact whose binding is on-compaction (or all) with commit_policy: replace-context, or use --resume-mode full, which loads the record verbatim and needs no hook")
+}
+
+// Reasons of E-RUN-055, naming why a formation cannot be resumed.
+const (
+	FormationNotFound = "no member session of it is found"
+	FormationRunning  = "it is still running"
+)
+
+// RunResumeFormation is E-RUN-055: mur run --roster --resume <frm_id> names
+// a formation that cannot come back with this roster; nothing is launched.
+func RunResumeFormation(frm, why string) *Diagnostic {
+	return mk(ERUN055, fmt.Sprintf("cannot resume formation %s: %s", frm, why),
+		"mur trace show <frm_id> lists an ended formation's member sessions; resume it with the roster that launched it (the same member names), once none of its members runs (mur stop <frm_id>)")
 }
