@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -16,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -28,8 +28,25 @@ const FieldManager = "mur"
 // Client is the launcher's connection to one cluster.
 type Client struct {
 	Config  *rest.Config
-	Typed   kubernetes.Interface
 	Dynamic dynamic.Interface
+	http    *http.Client
+}
+
+// The resources the launcher reads and deletes by name.
+var (
+	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	pods       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	leases     = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+)
+
+// get reads one object into out, a typed object of its kind. The typed
+// clientset is not used: it would link every API group into mur.
+func (c *Client) get(ctx context.Context, r schema.GroupVersionResource, namespace, name string, out any) error {
+	u, err := c.Dynamic.Resource(r).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out)
 }
 
 // Connect reads kubeconfig (the default loading rules when "") at context
@@ -55,15 +72,15 @@ func Connect(kubeconfig, kubeContext string) (*Client, string, error) {
 
 // NewClient makes a Client from a REST config.
 func NewClient(cfg *rest.Config) (*Client, error) {
-	t, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
 	d, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Config: cfg, Typed: t, Dynamic: d}, nil
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Config: cfg, Dynamic: d, http: hc}, nil
 }
 
 // Apply applies the formation object, then every object it owns, by
@@ -116,7 +133,7 @@ func (c *Client) apply(ctx context.Context, o runtime.Object) (metav1.Object, er
 // is already gone is no error.
 func (c *Client) Teardown(ctx context.Context, namespace, formationID string) error {
 	fg := metav1.DeletePropagationForeground
-	err := c.Typed.CoreV1().ConfigMaps(namespace).Delete(ctx, NamesOf(formationID).Formation(), metav1.DeleteOptions{PropagationPolicy: &fg})
+	err := c.Dynamic.Resource(configMaps).Namespace(namespace).Delete(ctx, NamesOf(formationID).Formation(), metav1.DeleteOptions{PropagationPolicy: &fg})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -129,7 +146,7 @@ func (c *Client) RenewLease(ctx context.Context, namespace, formationID string, 
 	if err != nil {
 		return err
 	}
-	_, err = c.Typed.CoordinationV1().Leases(namespace).Patch(ctx, NamesOf(formationID).Formation(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	_, err = c.Dynamic.Resource(leases).Namespace(namespace).Patch(ctx, NamesOf(formationID).Formation(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	return err
 }
 
@@ -189,8 +206,8 @@ func (c *Client) WaitReady(ctx context.Context, s Spec, every time.Duration) err
 	for {
 		all := true
 		for _, m := range s.Members {
-			p, err := c.Typed.CoreV1().Pods(s.Namespace).Get(ctx, n.Member(m.Name), metav1.GetOptions{})
-			if err != nil {
+			p := &corev1.Pod{}
+			if err := c.get(ctx, pods, s.Namespace, n.Member(m.Name), p); err != nil {
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
 				}

@@ -7,11 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 )
@@ -58,12 +59,24 @@ func (c *Client) PortForward(ctx context.Context, namespace, pod string) (string
 // FollowLogs copies the pod's container output to w until it ends or ctx
 // does. The cluster merges the container's stdout and stderr.
 func (c *Client) FollowLogs(ctx context.Context, namespace, pod string, w io.Writer) error {
-	rc, err := c.Typed.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Follow: true}).Stream(ctx)
+	u := strings.TrimSuffix(c.Config.Host, "/") + "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(pod) + "/log?follow=true"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
-	_, err = io.Copy(w, rc)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode == http.StatusNoContent { // a pod that has written nothing yet, or never ran
+		return nil
+	}
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		return fmt.Errorf("%s: %s", res.Status, strings.TrimSpace(string(b)))
+	}
+	_, err = io.Copy(w, res.Body)
 	return err
 }
 
@@ -73,8 +86,8 @@ func (c *Client) ExitCode(ctx context.Context, namespace, pod string, every time
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		p, err := c.Typed.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
-		if err == nil {
+		p := &corev1.Pod{}
+		if err := c.get(ctx, pods, namespace, pod, p); err == nil {
 			for _, s := range p.Status.ContainerStatuses {
 				if s.State.Terminated != nil {
 					return int(s.State.Terminated.ExitCode), nil
@@ -93,7 +106,8 @@ func (c *Client) ExitCode(ctx context.Context, namespace, pod string, every time
 // — expired (renewTime plus its duration passed by this clock) or gone —
 // or "" while it holds.
 func (c *Client) LeaseEnded(ctx context.Context, namespace, lease string) (string, error) {
-	l, err := c.Typed.CoordinationV1().Leases(namespace).Get(ctx, lease, metav1.GetOptions{})
+	l := &coordinationv1.Lease{}
+	err := c.get(ctx, leases, namespace, lease, l)
 	switch {
 	case apierrors.IsNotFound(err):
 		return "the formation's Lease " + lease + " is gone", nil

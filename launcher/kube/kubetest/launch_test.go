@@ -203,6 +203,9 @@ func TestLaunchOnAPIServer(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the launcher did not end within 60s of its entry; stderr:\n%s", r.stderrText())
 	}
+	if e := r.stderrText(); e != "" {
+		t.Errorf("the launcher wrote to stderr under --json:\n%s", e)
+	}
 	if code := r.cmd.ProcessState.ExitCode(); code != 3 {
 		t.Fatalf("exit code %d, want the entry's 3; stderr:\n%s", code, r.stderrText())
 	}
