@@ -14,7 +14,10 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=0.1.0
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+# The kube tag links the Kubernetes client: a member pod of a formation on
+# Kubernetes starts `mur __kube-member` (docs/kubernetes.md). A plain
+# `go build ./cmd/mur` leaves it out.
+RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags kube \
       -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/mur ./cmd/mur
 

@@ -239,6 +239,11 @@ func runRoster(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, runRosterUsage)
 		return 0
 	}
+	if f.onKube {
+		if code, handed := kubeHandoff(env, "run", append([]string{"run"}, args...)); handed {
+			return code
+		}
+	}
 	if env.Getenv("MURMUR_FORMATION_ID") != "" { // LAUNCH-1 step 1
 		return fail(env, "run", diag.RunAlreadyMember())
 	}

@@ -17,6 +17,7 @@ var catalog = []struct {
 	{"RunBridgeListen", RunBridgeListen("<why>")},
 	{"RunTaskTable", RunTaskTable("<why>")},
 	{"RunLaunchTask", RunLaunchTask("<why>")},
+	{"RunNoKube", RunNoKube("<dir>")},
 	{"RosPeerExits", RosPeerExits("<member>", []string{"<callers>"})},
 	{"RosCredentialUnset", RosCredentialUnset("<member>", "<key>", "<name>")},
 	{"InMember", InMember("<member>", mk("<code>", "<message>", "<hint>"))},
