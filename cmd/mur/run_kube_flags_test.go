@@ -21,10 +21,11 @@ func TestRosterKubeFlags(t *testing.T) {
 		t.Fatalf("no --on: kube = %+v, err %v", f.kube, err)
 	}
 	for args, want := range map[string]string{
-		"--roster --namespace team":               "--namespace needs --on kubernetes",
-		"--roster --image mur:1 --namespace team": "--image needs --on kubernetes",
-		"--roster --on kubernetes":                "--on kubernetes needs --image <ref>: the mur image every member pod runs",
-		"--roster --on nomad --image x":           "--on 'nomad': the only target is kubernetes",
+		"--roster --namespace team":                                        "--namespace needs --on kubernetes",
+		"--roster --image mur:1 --namespace team":                          "--image needs --on kubernetes",
+		"--roster --on kubernetes":                                         "--on kubernetes needs --image <ref>: the mur image every member pod runs",
+		"--roster --on nomad --image x":                                    "--on 'nomad': the only target is kubernetes",
+		"--roster --on kubernetes --image x --resume frm_0123456789abcdef": "--resume cannot be used with --on kubernetes: the formation's records are on this machine, not in its pods",
 	} {
 		_, err := parseRosterFlags(strings.Fields(args), now)
 		if err == nil || err.Error() != want {

@@ -199,6 +199,10 @@ func parseRosterFlags(args []string, now time.Time) (rosterFlags, error) {
 			return f, usagef("--%s needs --on kubernetes", f.kubeFlag)
 		case f.kube.Image == "":
 			return f, usagef("--on kubernetes needs --image <ref>: the mur image every member pod runs")
+		case f.resume != "":
+			// A resumed member reads its old session's record, which is on
+			// this machine and in no pod.
+			return f, usagef("--resume cannot be used with --on kubernetes: the formation's records are on this machine, not in its pods")
 		}
 	}
 	return f, nil
