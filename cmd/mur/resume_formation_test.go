@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/runtime/driver/openai/fake"
 )
 
@@ -170,7 +171,7 @@ func TestFormationResumeAfterKill(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = time.Minute
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	select {

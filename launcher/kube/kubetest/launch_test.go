@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-go/mur/internal/testmur"
 	"github.com/murmur-go/mur/launcher/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,7 +41,7 @@ func murBinary(t *testing.T) string {
 		murBin = filepath.Join(dir, "mur")
 		cmd := exec.Command("go", "build", "-o", murBin, "./cmd/mur")
 		cmd.Dir = filepath.Join("..", "..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := testmur.Combined(cmd); err != nil {
 			murErr = &buildError{out: string(out), err: err}
 		}
 	})
@@ -100,7 +101,7 @@ func startLauncher(t *testing.T, c *cluster, project, home string, extra ...stri
 		t.Fatal(err)
 	}
 	r := &launcherRun{cmd: cmd, lines: make(chan string, 16), stderr: &strings.Builder{}, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
+	if err := testmur.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
